@@ -1,0 +1,268 @@
+"""The named contracts that cross every module boundary.
+
+Data flows one way: ``rules/*.yaml`` -> load -> validate -> these frozen objects -> outputs.
+Nothing downstream of :mod:`rlt_rules.validate` sees raw dicts or re-reads YAML.
+
+``to_dict``/``from_dict`` are the one mapping between these objects and plain JSON data
+(the record format of ``schema/rule.schema.json``); the bundle export and ``load_bundle``
+use them, so a round trip is lossless. Source positions are not part of that data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in an input file, at the position of the offending key or value.
+
+    ``line`` and ``column`` are 1-based, as editors and ``path:line:column`` readers expect.
+    """
+
+    path: str
+    line: int
+    column: int
+    message: str
+    rule_id: str | None = None
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        prefix = "warning: " if self.severity is Severity.WARNING else ""
+        return f"{self.path}:{self.line}:{self.column}: {prefix}{self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "rule_id": self.rule_id,
+            "severity": str(self.severity),
+            "message": self.message,
+        }
+
+
+class LibraryError(Exception):
+    """Raised by the Python API when input is invalid; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics))
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    DEPRECATED = "deprecated"
+    RETIRED = "retired"
+
+
+class ExampleKind(StrEnum):
+    GOOD = "good"
+    BAD = "bad"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Where a record came from: its file and the 1-based line of the thing described."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A runnable Python program that shows a rule broken (``bad``) or kept (``good``).
+
+    ``code`` holds the program with its expected output as ``#>`` comments after each print.
+    ``code_source.line`` is the YAML line of the code's first line (None when loaded from a bundle).
+    """
+
+    name: str
+    kind: ExampleKind
+    title: str
+    explanation: str
+    code: str
+    code_source: SourceRef | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": str(self.kind),
+            "title": self.title,
+            "explanation": self.explanation,
+            "code": self.code,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], code_source: SourceRef | None = None) -> Example:
+        return cls(
+            name=data["name"],
+            kind=ExampleKind(data["kind"]),
+            title=data["title"],
+            explanation=data["explanation"],
+            code=data["code"],
+            code_source=code_source,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the library. ``statement`` and ``seed_example`` are the seed's words (Markdown)."""
+
+    id: str
+    title: str
+    category: str
+    status: Status
+    since: str
+    tags: tuple[str, ...]
+    related: tuple[str, ...]
+    statement: str
+    seed_example: str
+    rationale: str
+    triggers: tuple[str, ...]
+    impact: str
+    correction: str
+    examples: tuple[Example, ...]
+    replaced_by: str | None = None
+    retired_reason: str | None = None
+    source: SourceRef | None = field(default=None, compare=False)
+
+    @property
+    def number(self) -> int:
+        return int(self.id[1:])
+
+    def examples_of(self, kind: ExampleKind) -> tuple[Example, ...]:
+        return tuple(example for example in self.examples if example.kind is kind)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "category": self.category,
+            "status": str(self.status),
+            "since": self.since,
+            "tags": list(self.tags),
+            "related": list(self.related),
+            "statement": self.statement,
+            "seed_example": self.seed_example,
+            "rationale": self.rationale,
+            "triggers": list(self.triggers),
+            "impact": self.impact,
+            "correction": self.correction,
+            "examples": [example.to_dict() for example in self.examples],
+        }
+        if self.replaced_by is not None:
+            data["replaced_by"] = self.replaced_by
+        if self.retired_reason is not None:
+            data["retired_reason"] = self.retired_reason
+        return data
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: dict[str, Any],
+        source: SourceRef | None = None,
+        example_sources: tuple[SourceRef | None, ...] = (),
+    ) -> Rule:
+        examples = data.get("examples", [])
+        sources = example_sources or (None,) * len(examples)
+        return cls(
+            id=data["id"],
+            title=data["title"],
+            category=data["category"],
+            status=Status(data["status"]),
+            since=data["since"],
+            tags=tuple(data.get("tags", ())),
+            related=tuple(data.get("related", ())),
+            statement=data["statement"],
+            seed_example=data["seed_example"],
+            rationale=data["rationale"],
+            triggers=tuple(data["triggers"]),
+            impact=data["impact"],
+            correction=data["correction"],
+            examples=tuple(
+                Example.from_dict(item, code_source)
+                for item, code_source in zip(examples, sources, strict=True)
+            ),
+            replaced_by=data.get("replaced_by"),
+            retired_reason=data.get("retired_reason"),
+            source=source,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    id: str
+    title: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Category:
+        return cls(id=data["id"], title=data["title"])
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    """The whole library: metadata from ``library.yaml`` and every rule, ordered by id number.
+
+    A rule's ``category`` is the one owner of its membership; ``rules_in`` derives the grouping.
+    """
+
+    title: str
+    subtitle: str
+    version: str
+    preamble: tuple[str, ...]
+    categories: tuple[Category, ...]
+    rules: tuple[Rule, ...]
+    source: SourceRef | None = field(default=None, compare=False)
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+    def category(self, category_id: str) -> Category:
+        for category in self.categories:
+            if category.id == category_id:
+                return category
+        raise KeyError(category_id)
+
+    def rules_in(self, category_id: str) -> tuple[Rule, ...]:
+        return tuple(rule for rule in self.rules if rule.category == category_id)
+
+    def metadata_dict(self) -> dict[str, Any]:
+        """``library.yaml``'s data (the format of ``schema/library.schema.json``)."""
+        return {
+            "title": self.title,
+            "subtitle": self.subtitle,
+            "version": self.version,
+            "preamble": list(self.preamble),
+            "categories": [category.to_dict() for category in self.categories],
+        }
+
+    @classmethod
+    def from_dicts(
+        cls,
+        metadata: dict[str, Any],
+        rules: tuple[Rule, ...],
+        source: SourceRef | None = None,
+    ) -> Library:
+        return cls(
+            title=metadata["title"],
+            subtitle=metadata["subtitle"],
+            version=metadata["version"],
+            preamble=tuple(metadata["preamble"]),
+            categories=tuple(Category.from_dict(item) for item in metadata["categories"]),
+            rules=tuple(sorted(rules, key=lambda rule: rule.number)),
+            source=source,
+        )
