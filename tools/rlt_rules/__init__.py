@@ -1,0 +1,33 @@
+"""rlt-rules: the Rlt Refactor rule library as validated data, and the tools around it."""
+
+from .model import (
+    Category,
+    Diagnostic,
+    Example,
+    ExampleKind,
+    Library,
+    LibraryError,
+    Rule,
+    Severity,
+    SourceRef,
+    Status,
+)
+from .validate import ValidationResult, load_library, validate_directory
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Category",
+    "Diagnostic",
+    "Example",
+    "ExampleKind",
+    "Library",
+    "LibraryError",
+    "Rule",
+    "Severity",
+    "SourceRef",
+    "Status",
+    "ValidationResult",
+    "load_library",
+    "validate_directory",
+]

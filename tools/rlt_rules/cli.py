@@ -1,0 +1,61 @@
+"""The ``rlt-rules`` command line: argument parsing and the one place that decides exit codes.
+
+Each command group lives in its own module under :mod:`rlt_rules.commands` and exposes
+``add_parser(subparsers)``, setting ``handler`` to a function ``(args) -> int``.
+Exit codes: 0 clean, 1 problems found in the input, 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .commands import validate as validate_command
+from .model import LibraryError
+
+#: Every command group, in the order ``--help`` lists them.
+COMMAND_MODULES = (validate_command,)
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A command was called wrongly (missing path, unknown id): exit 2 with this message."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rlt-rules",
+        description="Validate, list, export and publish the Rlt Refactor rule library.",
+    )
+    parser.add_argument("--version", action="version", version=f"rlt-rules {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMAND_MODULES:
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except UsageError as error:
+        print(f"rlt-rules {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except LibraryError as error:
+        for diagnostic in error.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        print(
+            f"rlt-rules {args.command}: the library is invalid; run `rlt-rules validate`",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

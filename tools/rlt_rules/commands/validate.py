@@ -1,0 +1,76 @@
+"""``rlt-rules validate [PATH ...]``: report every problem at once, as path:line:column."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..validate import ValidationResult, filter_for_files, validate_directory
+
+DEFAULT_RULES_DIR = "rules"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check rule files against the schema and each other",
+        description="Check a rules directory (or some of its files) against the schemas and "
+        "across records. Prints every problem as path:line:column: message. Exits 0 when clean, "
+        "1 when problems were found, 2 on usage errors.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        default=[DEFAULT_RULES_DIR],
+        help="a rules directory, or rule files inside one (default: rules)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or json for tools",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+
+    results: list[ValidationResult] = []
+    for raw in args.paths:
+        path = Path(raw)
+        if path.is_dir():
+            results.append(validate_directory(path, raw))
+        elif path.is_file():
+            display_dir = str(Path(raw).parent)
+            whole = validate_directory(path.parent, display_dir)
+            results.append(
+                filter_for_files(whole, lambda shown, name=path.name: Path(shown).name == name)
+            )
+        else:
+            raise UsageError(f"{raw}: no such file or directory")
+
+    diagnostics = [d for result in results for d in result.diagnostics]
+    files = sum(result.files_checked for result in results)
+    rules = sum(len(result.library.rules) for result in results if result.library is not None)
+    if args.format == "json":
+        print(
+            json.dumps(
+                {
+                    "ok": not diagnostics,
+                    "files_checked": files,
+                    "diagnostics": [d.to_dict() for d in diagnostics],
+                },
+                indent=2,
+            )
+        )
+    else:
+        for diagnostic in diagnostics:
+            print(diagnostic)
+        if diagnostics:
+            print(f"{len(diagnostics)} problem(s) in {len({d.path for d in diagnostics})} file(s)")
+        else:
+            print(f"ok: {files} files, {rules} rules valid")
+    return EXIT_INVALID if diagnostics else EXIT_OK

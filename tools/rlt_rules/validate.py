@@ -1,0 +1,402 @@
+"""Validate a rules directory and build the typed :class:`Library` from it.
+
+Order: load every file (positions kept) -> schema-check each document with one compiled
+Draft 2020-12 validator per schema -> cross-record checks -> build the model. Every problem
+found is collected; the model is built only when there are none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .load import Document, JsonPath, load_yaml
+from .model import Diagnostic, Library, LibraryError, Rule, SourceRef, Status
+
+LIBRARY_FILE = "library.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """Explicit outcome of validating a directory: the library when clean, and every problem."""
+
+    library: Library | None
+    diagnostics: tuple[Diagnostic, ...]
+    files_checked: int
+
+    @property
+    def ok(self) -> bool:
+        return self.library is not None
+
+
+def schema_dir() -> Path:
+    """The schemas: the repository's ``schema/`` or, when installed as a wheel, package data."""
+    for candidate in (
+        Path(__file__).resolve().parents[2] / "schema",
+        Path(__file__).resolve().parent / "schema",
+    ):
+        if (candidate / "rule.schema.json").is_file():
+            return candidate
+    raise FileNotFoundError("rule.schema.json not found next to the rlt_rules package")
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    return json.loads((schema_dir() / name).read_text(encoding="utf-8"))
+
+
+@cache
+def validator_for(name: str) -> jsonschema.Draft202012Validator:
+    """One compiled validator per schema, reused for every record."""
+    schema = load_schema(name)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def load_library(path: str | Path) -> Library:
+    """Load and validate a rules directory; raise :class:`LibraryError` with every diagnostic."""
+    result = validate_directory(Path(path))
+    if result.library is None:
+        raise LibraryError(result.diagnostics)
+    return result.library
+
+
+def validate_directory(root: Path, display_root: str | None = None) -> ValidationResult:
+    """Validate ``root`` (holding ``library.yaml`` and one ``<id>.yaml`` per rule)."""
+    shown_root = display_root if display_root is not None else str(root)
+
+    def shown(path: Path) -> str:
+        return f"{shown_root.rstrip('/')}/{path.name}"
+
+    diagnostics: list[Diagnostic] = []
+    library_path = root / LIBRARY_FILE
+    library_doc: Document | None = None
+    if not library_path.is_file():
+        diagnostics.append(
+            Diagnostic(
+                shown(library_path),
+                1,
+                1,
+                "missing library.yaml: the library's title, "
+                "version, preamble and categories belong there (see schema/)",
+            )
+        )
+    else:
+        loaded = load_yaml(library_path, shown(library_path))
+        diagnostics.extend(loaded.diagnostics)
+        if loaded.document is not None:
+            schema_errors = list(_schema_diagnostics(loaded.document, "library.schema.json"))
+            diagnostics.extend(schema_errors)
+            if not schema_errors:
+                library_doc = loaded.document
+
+    rule_paths = sorted(p for p in root.glob("*.yaml") if p.name != LIBRARY_FILE)
+    rule_docs: list[Document] = []
+    for path in rule_paths:
+        loaded = load_yaml(path, shown(path))
+        diagnostics.extend(loaded.diagnostics)
+        if loaded.document is None:
+            continue
+        schema_errors = list(_schema_diagnostics(loaded.document, "rule.schema.json"))
+        diagnostics.extend(schema_errors)
+        if not schema_errors:
+            rule_docs.append(loaded.document)
+        elif isinstance(loaded.document.data.get("id"), str):
+            # Keep a partial record for the cross-record checks, so one run reports them too.
+            rule_docs.append(loaded.document)
+
+    diagnostics.extend(
+        _cross_record_diagnostics(library_doc, rule_docs, [p.stem for p in rule_paths])
+    )
+    files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
+    if diagnostics or library_doc is None:
+        return ValidationResult(None, tuple(diagnostics), files_checked)
+    return ValidationResult(_build(library_doc, rule_docs), (), files_checked)
+
+
+# --- schema ------------------------------------------------------------------------------
+
+
+def _schema_diagnostics(document: Document, schema_name: str) -> list[Diagnostic]:
+    validator = validator_for(schema_name)
+    rule_id = document.data.get("id") if isinstance(document.data.get("id"), str) else None
+    found = []
+    for error in validator.iter_errors(document.data):
+        for path, message in _explain(error, document):
+            position = _error_position(error, path, document)
+            found.append(
+                Diagnostic(document.path, position.line, position.column, message, rule_id)
+            )
+    return sorted(found, key=lambda d: (d.line, d.column))
+
+
+def _field_name(path: JsonPath) -> str:
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else part)
+    return name or "top level"
+
+
+def _error_position(error: jsonschema.ValidationError, path: JsonPath, document: Document):
+    if error.validator in ("additionalProperties", "required") and path != tuple(error.path):
+        # The offending key itself (unknown field) or the mapping missing one (required).
+        return document.keys.get(path) or document.value_position(tuple(error.path))
+    return document.value_position(path)
+
+
+def _explain(
+    error: jsonschema.ValidationError, document: Document
+) -> Iterable[tuple[JsonPath, str]]:
+    path: JsonPath = tuple(error.path)
+    field = _field_name(path)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    kind = error.validator
+    if kind == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        for key in sorted(set(error.instance) - set(allowed)):
+            yield (
+                (*path, key),
+                f"unknown field '{key}'"
+                + (f" in {field}" if path else "")
+                + f"; allowed fields: {', '.join(allowed)}",
+            )
+        return
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        where = f" in {field}" if path else ""
+        condition = ""
+        if missing == "replaced_by":
+            condition = " (a deprecated rule must name the rule that replaces it)"
+        elif missing == "retired_reason":
+            condition = " (a retired rule must say why it was retired)"
+        yield path, f"missing required field '{missing}'{where}{condition}"
+        return
+    if kind == "type":
+        yield (
+            path,
+            f"{field} must be {_type_phrase(error.validator_value)}, {_got(path, error, document)}",
+        )
+        return
+    if kind == "enum":
+        options = ", ".join(str(option) for option in error.validator_value)
+        yield path, f"{field} must be one of: {options}; {_got(path, error, document)}"
+        return
+    if kind == "not":
+        yield path, f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it"
+        return
+    if kind == "pattern":
+        hint = _description(error) or f"pattern {error.validator_value}"
+        yield path, f"{field} {error.instance!r} is not valid: {hint}"
+        return
+    if kind == "minLength":
+        yield path, f"{field} is empty: write it"
+        return
+    if kind == "minItems":
+        yield path, f"{field} needs at least {error.validator_value} item(s)"
+        return
+    if kind == "uniqueItems":
+        yield path, f"{field} lists the same item twice: remove the duplicate"
+        return
+    if kind == "contains" or kind == "minContains":
+        yield path, f"{field}: {schema.get('description') or error.message}"
+        return
+    yield path, f"{field}: {error.message}"
+
+
+def _description(error: jsonschema.ValidationError) -> str | None:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    text = schema.get("description")
+    return text.rstrip(".") if text else None
+
+
+def _type_phrase(expected: Any) -> str:
+    names = expected if isinstance(expected, list) else [expected]
+    words = {
+        "string": "a string",
+        "array": "a list",
+        "object": "a mapping",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "null",
+    }
+    return " or ".join(words.get(name, name) for name in names)
+
+
+def _got(path: JsonPath, error: jsonschema.ValidationError, document: Document) -> str:
+    source = document.scalars.get(path)
+    if source is None:
+        instance = error.instance
+        if isinstance(instance, list):
+            return "got a list"
+        if isinstance(instance, dict):
+            return "got a mapping"
+        return f"got {instance!r}"
+    if source.tag in ("boolean", "null", "number", "integer", "date"):
+        return (
+            f"got {source.tag} {source.text!r}: YAML 1.1 reads an unquoted {source.text} as a "
+            f'{source.tag}; quote it: "{source.text}"'
+        )
+    return f"got {source.text!r}"
+
+
+# --- cross-record checks -----------------------------------------------------------------
+
+
+def _cross_record_diagnostics(
+    library_doc: Document | None, rule_docs: list[Document], stems: list[str]
+) -> Iterable[Diagnostic]:
+    def at(doc: Document, path: JsonPath, message: str, rule_id: str | None = None) -> Diagnostic:
+        position = doc.value_position(path)
+        return Diagnostic(doc.path, position.line, position.column, message, rule_id)
+
+    def value(doc: Document, key: str, default: Any = None) -> Any:
+        return doc.data.get(key, default) if isinstance(doc.data, dict) else default
+
+    category_ids: list[str] = []
+    if library_doc is not None:
+        seen_categories: dict[str, int] = {}
+        for index, category in enumerate(library_doc.data["categories"]):
+            if category["id"] in seen_categories:
+                yield at(
+                    library_doc,
+                    ("categories", index, "id"),
+                    f"category '{category['id']}' is listed twice: remove one",
+                )
+            seen_categories[category["id"]] = index
+            category_ids.append(category["id"])
+
+    first_file_of: dict[str, Document] = {}
+    for doc in rule_docs:
+        rule_id = value(doc, "id")
+        stem = Path(doc.path).stem
+        if rule_id != stem:
+            yield at(
+                doc,
+                ("id",),
+                f"id '{rule_id}' does not match the file name '{stem}.yaml': "
+                f"rename the file to {rule_id}.yaml or fix the id",
+                rule_id,
+            )
+        if rule_id in first_file_of:
+            yield at(
+                doc,
+                ("id",),
+                f"id '{rule_id}' is already used by "
+                f"{first_file_of[rule_id].path}: ids are unique and never reused",
+                rule_id,
+            )
+        else:
+            first_file_of[rule_id] = doc
+
+    known_ids = set(first_file_of)
+    for doc in rule_docs:
+        rule_id = value(doc, "id")
+        for index, related in enumerate(value(doc, "related", []) or []):
+            if not isinstance(related, str):
+                continue
+            if related == rule_id:
+                yield at(
+                    doc,
+                    ("related", index),
+                    f"related lists the rule itself ({related}): remove it",
+                    rule_id,
+                )
+            elif related not in known_ids:
+                yield at(
+                    doc,
+                    ("related", index),
+                    f"related rule '{related}' does not exist: "
+                    f"known ids are {_id_range(known_ids)}",
+                    rule_id,
+                )
+        replaced_by = value(doc, "replaced_by")
+        if isinstance(replaced_by, str):
+            if replaced_by == rule_id:
+                yield at(doc, ("replaced_by",), "replaced_by names the rule itself", rule_id)
+            elif replaced_by not in known_ids:
+                yield at(
+                    doc,
+                    ("replaced_by",),
+                    f"replaced_by rule '{replaced_by}' does not exist",
+                    rule_id,
+                )
+            elif value(first_file_of[replaced_by], "status") == str(Status.RETIRED):
+                yield at(
+                    doc,
+                    ("replaced_by",),
+                    f"replaced_by rule '{replaced_by}' is retired: point at an active rule",
+                    rule_id,
+                )
+        category = value(doc, "category")
+        if library_doc is not None and isinstance(category, str) and category not in category_ids:
+            yield at(
+                doc,
+                ("category",),
+                f"unknown category '{category}': library.yaml defines {', '.join(category_ids)}",
+                rule_id,
+            )
+        names: set[str] = set()
+        for index, example in enumerate(value(doc, "examples", []) or []):
+            name = example.get("name") if isinstance(example, dict) else None
+            if isinstance(name, str):
+                if name in names:
+                    yield at(
+                        doc,
+                        ("examples", index, "name"),
+                        f"example name '{name}' is used "
+                        "twice in this rule: names are unique per rule",
+                        rule_id,
+                    )
+                names.add(name)
+
+    if library_doc is not None:
+        used = {value(doc, "category") for doc in rule_docs}
+        for index, category_id in enumerate(category_ids):
+            if category_id not in used:
+                yield at(
+                    library_doc,
+                    ("categories", index, "id"),
+                    f"category '{category_id}' "
+                    "has no rules: give a rule this category or remove it",
+                )
+
+
+def _id_range(ids: set[str]) -> str:
+    ordered = sorted(ids, key=lambda rule_id: int(rule_id[1:]))
+    if not ordered:
+        return "none"
+    return f"{ordered[0]}–{ordered[-1]}" if len(ordered) > 3 else ", ".join(ordered)
+
+
+# --- model -------------------------------------------------------------------------------
+
+
+def _build(library_doc: Document, rule_docs: list[Document]) -> Library:
+    def rule_from(doc: Document) -> Rule:
+        examples = doc.data.get("examples", [])
+        sources = tuple(
+            SourceRef(
+                doc.path,
+                doc.block_starts.get(
+                    ("examples", i, "code"), doc.value_position(("examples", i, "code")).line
+                ),
+            )
+            for i in range(len(examples))
+        )
+        return Rule.from_dict(doc.data, SourceRef(doc.path, 1), sources)
+
+    rules = tuple(rule_from(doc) for doc in rule_docs)
+    return Library.from_dicts(library_doc.data, rules, SourceRef(library_doc.path, 1))
+
+
+def filter_for_files(result: ValidationResult, wanted: Callable[[str], bool]) -> ValidationResult:
+    """Keep only the diagnostics about files ``wanted`` accepts (``validate rules/R03.yaml``)."""
+    kept = tuple(d for d in result.diagnostics if wanted(d.path))
+    return ValidationResult(result.library, kept, result.files_checked)
