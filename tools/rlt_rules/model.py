@@ -114,7 +114,7 @@ class Example:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule of the library. ``statement`` and ``seed_example`` are the seed's words (Markdown)."""
+    """One rule. ``statement`` and ``seed_example`` are the seed's words (Markdown)."""
 
     id: str
     title: str
