@@ -159,7 +159,7 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadResult:
         kind = "a list" if isinstance(node, yaml.SequenceNode) else "a single value"
         return fail(where.line, where.column, f"top level is {kind}: expected a mapping of fields")
 
-    builder = _Builder()
+    builder = _Builder(text.splitlines())
     try:
         data = builder.build(node, (), 0)
     except _Rejected as rejected:
@@ -188,7 +188,8 @@ def _reject_anchors(text: str) -> None:
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
         self.values: dict[JsonPath, Position] = {}
         self.keys: dict[JsonPath, Position] = {}
         self.scalars: dict[JsonPath, ScalarSource] = {}
@@ -247,7 +248,14 @@ class _Builder:
                 f"unsupported tag {node.tag}: rule files hold plain strings, lists and mappings",
             )
         if node.style in ("|", ">"):
-            self.block_starts[path] = node.start_mark.line + 2
+            # Point at the block's first content line, not at its "|" indicator.
+            first = node.start_mark.line + 1
+            while first < len(self.lines) and not self.lines[first].strip():
+                first += 1
+            self.block_starts[path] = first + 1
+            if first < len(self.lines):
+                indent = len(self.lines[first]) - len(self.lines[first].lstrip())
+                self.values[path] = Position(first + 1, indent + 1)
         if node.tag == "tag:yaml.org,2002:str":
             return node.value
         value = _CONSTRUCTOR.yaml_constructors[node.tag](_CONSTRUCTOR, node)

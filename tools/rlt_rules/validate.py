@@ -111,9 +111,13 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
             # Keep a partial record for the cross-record checks, so one run reports them too.
             rule_docs.append(loaded.document)
 
+    loaded_paths = {doc.path for doc in rule_docs}
+    unloaded_stems = {p.stem for p in rule_paths if shown(p) not in loaded_paths}
+    all_stems = {p.stem for p in rule_paths}
     diagnostics.extend(
-        _cross_record_diagnostics(library_doc, rule_docs, [p.stem for p in rule_paths])
+        _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
     )
+    diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
     if diagnostics or library_doc is None:
         return ValidationResult(None, tuple(diagnostics), files_checked)
@@ -250,8 +254,15 @@ def _got(path: JsonPath, error: jsonschema.ValidationError, document: Document) 
 
 
 def _cross_record_diagnostics(
-    library_doc: Document | None, rule_docs: list[Document], stems: list[str]
+    library_doc: Document | None,
+    rule_docs: list[Document],
+    file_stems: set[str],
+    some_files_unloaded: bool,
 ) -> Iterable[Diagnostic]:
+    """Checks across files. Every rule file's name counts as an existing id, and a file that
+    failed to load suppresses the empty-category check: its own errors are already reported,
+    and one mistake should not cascade into several."""
+
     def at(doc: Document, path: JsonPath, message: str, rule_id: str | None = None) -> Diagnostic:
         position = doc.value_position(path)
         return Diagnostic(doc.path, position.line, position.column, message, rule_id)
@@ -295,7 +306,7 @@ def _cross_record_diagnostics(
         else:
             first_file_of[rule_id] = doc
 
-    known_ids = set(first_file_of)
+    known_ids = set(first_file_of) | file_stems
     for doc in rule_docs:
         rule_id = value(doc, "id")
         for index, related in enumerate(value(doc, "related", []) or []):
@@ -342,21 +353,23 @@ def _cross_record_diagnostics(
                 f"unknown category '{category}': library.yaml defines {', '.join(category_ids)}",
                 rule_id,
             )
-        names: set[str] = set()
+        names: set[tuple[str, str]] = set()
         for index, example in enumerate(value(doc, "examples", []) or []):
-            name = example.get("name") if isinstance(example, dict) else None
-            if isinstance(name, str):
-                if name in names:
+            if not isinstance(example, dict):
+                continue
+            key = (example.get("kind"), example.get("name"))
+            if isinstance(key[1], str):
+                if key in names:
                     yield at(
                         doc,
                         ("examples", index, "name"),
-                        f"example name '{name}' is used "
-                        "twice in this rule: names are unique per rule",
+                        f"two {key[0]} examples are named '{key[1]}': a name is unique per kind "
+                        "(a bad and a good example may share one to form a pair)",
                         rule_id,
                     )
-                names.add(name)
+                names.add(key)
 
-    if library_doc is not None:
+    if library_doc is not None and not some_files_unloaded:
         used = {value(doc, "category") for doc in rule_docs}
         for index, category_id in enumerate(category_ids):
             if category_id not in used:

@@ -1,0 +1,366 @@
+"""Loader and validator: every bad input is reported at its exact path:line:column."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+import rlt_rules
+from rlt_rules.cli import main
+from rlt_rules.model import ExampleKind, LibraryError, Status
+from rlt_rules.validate import validate_directory
+
+ROOT = Path(__file__).resolve().parents[1]
+VALID = ROOT / "tests" / "fixtures" / "valid"
+
+
+@pytest.fixture
+def rules_dir(tmp_path: Path) -> Path:
+    target = tmp_path / "rules"
+    shutil.copytree(VALID, target)
+    return target
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"fixture text {old!r} not found in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def problems(rules: Path) -> list[str]:
+    result = validate_directory(rules, "rules")
+    assert result.library is None, "expected the library to be rejected"
+    return [str(diagnostic) for diagnostic in result.diagnostics]
+
+
+# --- the valid library -------------------------------------------------------------------
+
+
+def test_valid_fixture_builds_typed_model():
+    library = rlt_rules.load_library(VALID)
+    assert library.version == "1.2.0"
+    assert [rule.id for rule in library.rules] == ["R01", "R02", "R05"]
+    assert [rule.id for rule in library.rules_in("state")] == ["R01", "R02"]
+    rule = library.rule("R01")
+    assert rule.status is Status.ACTIVE
+    assert rule.related == ("R02",)
+    bad = rule.examples_of(ExampleKind.BAD)[0]
+    # The code block's first line ("count = 0") is line 32 of R01.yaml.
+    assert bad.code_source is not None and bad.code_source.line == 32
+    lines = (VALID / "R01.yaml").read_text().splitlines()
+    assert lines[bad.code_source.line - 1].strip() == "count = 0"
+
+
+def test_model_is_frozen():
+    library = rlt_rules.load_library(VALID)
+    with pytest.raises(AttributeError):
+        library.rules[0].title = "changed"  # type: ignore[misc]
+
+
+def test_real_library_is_valid():
+    result = validate_directory(ROOT / "rules", "rules")
+    assert [str(d) for d in result.diagnostics] == []
+    assert result.library is not None
+    assert [rule.id for rule in result.library.rules] == [f"R{n:02d}" for n in range(1, 18)]
+    assert [c.id for c in result.library.categories] == [
+        "responsibilities-and-state",
+        "interfaces-types-and-readability",
+        "boundaries-and-capabilities",
+        "lifecycle-and-runtime-semantics",
+    ]
+
+
+# --- YAML-level problems -----------------------------------------------------------------
+
+
+def test_yaml_syntax_error(rules_dir):
+    edit(rules_dir / "R02.yaml", "title: Fixture rule 02", "title: [unclosed")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:3:9: YAML syntax error: while parsing a flow sequence "
+        "did not find expected ',' or ']'"
+    ]
+
+
+def test_duplicate_key_names_both_lines(rules_dir):
+    edit(rules_dir / "R02.yaml", "status: active", "status: active\ntitle: Second title")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:5:1: duplicate key 'title': already set at line 2, column 1; "
+        "YAML would silently keep only this one: remove one"
+    ]
+
+
+def test_anchor_and_alias_rejected(rules_dir):
+    edit(rules_dir / "R02.yaml", "tags: [state, fixture]", "tags: &t [state, fixture]")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:6:7: anchor &t is not allowed in rule files: write values out in full"
+    ]
+
+
+def test_alias_bomb_rejected_quickly_without_memory_blowup(rules_dir):
+    levels = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    levels += [f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    (rules_dir / "R09.yaml").write_text("\n".join(levels) + "\n", encoding="utf-8")
+    tracemalloc.start()
+    started = time.perf_counter()
+    found = problems(rules_dir)
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert found == [
+        "rules/R09.yaml:1:5: anchor &a0 is not allowed in rule files: write values out in full"
+    ]
+    # Expanded, this document holds 9**10 strings; rejected, it costs almost nothing.
+    assert peak < 20 * 1024 * 1024
+    assert elapsed < 5
+
+
+def test_not_utf8(rules_dir):
+    (rules_dir / "R02.yaml").write_bytes(b"id: R02\ntitle: caf\xe9\n")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:2:11: not UTF-8: byte 0xe9 cannot be decoded; save the file as UTF-8"
+    ]
+
+
+def test_empty_file(rules_dir):
+    (rules_dir / "R02.yaml").write_text("# nothing here\n\n", encoding="utf-8")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:1:1: file is empty: expected a mapping of fields (see schema/)"
+    ]
+
+
+def test_top_level_list(rules_dir):
+    (rules_dir / "R02.yaml").write_text("# comment\n- id: R02\n", encoding="utf-8")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:2:1: top level is a list: expected a mapping of fields"
+    ]
+
+
+def test_non_standard_tag_rejected(rules_dir):
+    edit(rules_dir / "R02.yaml", "title: Fixture rule 02", "title: !!python/name:os.system x")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:2:8: unsupported tag tag:yaml.org,2002:python/name:os.system: "
+        "rule files hold plain strings, lists and mappings"
+    ]
+
+
+# --- schema problems ---------------------------------------------------------------------
+
+
+def test_unknown_field_named_with_allowed_fields(rules_dir):
+    edit(rules_dir / "R02.yaml", "status: active", "status: active\nseverity: high")
+    found = problems(rules_dir)
+    assert len(found) == 1
+    assert found[0].startswith("rules/R02.yaml:5:1: unknown field 'severity'; allowed fields: ")
+    assert "category, correction, examples, id, impact" in found[0]
+
+
+def test_unknown_field_inside_example(rules_dir):
+    edit(rules_dir / "R02.yaml", "    kind: bad\n", "    kind: bad\n    output: x\n")
+    found = problems(rules_dir)
+    assert len(found) == 1
+    assert found[0].startswith("rules/R02.yaml:28:5: unknown field 'output' in examples[0]; ")
+
+
+def test_missing_required_field(rules_dir):
+    edit(rules_dir / "R02.yaml", "impact: |-\n  Impact 02.\n", "")
+    assert problems(rules_dir) == ["rules/R02.yaml:1:1: missing required field 'impact'"]
+
+
+def test_placeholder_text_rejected(rules_dir):
+    edit(rules_dir / "R02.yaml", "Rationale 02.", "TODO")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:17:3: rationale is still a placeholder ('TODO'): write it"
+    ]
+
+
+def test_bad_id_pattern(rules_dir):
+    edit(rules_dir / "R02.yaml", "id: R02", "id: R2")
+    found = problems(rules_dir)
+    assert found[0] == (
+        "rules/R02.yaml:1:5: id 'R2' is not valid: Stable id: R followed by two or more digits. "
+        "Never reused, renumbered or dropped once published; must equal the file name"
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "status: active",
+            "status: no",
+            "rules/R02.yaml:4:9: status must be one of: active, deprecated, retired; "
+            "got boolean 'no': YAML 1.1 reads an unquoted no as a boolean; quote it: \"no\"",
+        ),
+        (
+            "tags: [state, fixture]",
+            "tags: [state, on]",
+            "rules/R02.yaml:6:15: tags[1] must be a string, "
+            "got boolean 'on': YAML 1.1 reads an unquoted on as a boolean; quote it: \"on\"",
+        ),
+        (
+            "since: 1.0.0",
+            "since: 1.0",
+            "rules/R02.yaml:5:8: since must be a string, "
+            "got number '1.0': YAML 1.1 reads an unquoted 1.0 as a number; quote it: \"1.0\"",
+        ),
+        (
+            "since: 1.0.0",
+            "since: 2024-01-01",
+            "rules/R02.yaml:5:8: since must be a string, got date '2024-01-01': "
+            'YAML 1.1 reads an unquoted 2024-01-01 as a date; quote it: "2024-01-01"',
+        ),
+    ],
+    ids=["status-no", "tag-on", "since-float", "since-date"],
+)
+def test_yaml_1_1_surprises_caught(rules_dir, old, new, expected):
+    edit(rules_dir / "R02.yaml", old, new)
+    assert problems(rules_dir) == [expected]
+
+
+def test_deprecated_without_replacement(rules_dir):
+    edit(rules_dir / "R02.yaml", "status: active", "status: deprecated")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:1:1: missing required field 'replaced_by' "
+        "(a deprecated rule must name the rule that replaces it)"
+    ]
+
+
+# --- cross-record problems ---------------------------------------------------------------
+
+
+def test_id_not_matching_file_name(rules_dir):
+    edit(rules_dir / "R02.yaml", "id: R02", "id: R03")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:1:5: id 'R03' does not match the file name 'R02.yaml': "
+        "rename the file to R03.yaml or fix the id"
+    ]
+
+
+def test_same_id_in_two_files(rules_dir):
+    shutil.copy(rules_dir / "R02.yaml", rules_dir / "R07.yaml")
+    assert problems(rules_dir) == [
+        "rules/R07.yaml:1:5: id 'R02' does not match the file name 'R07.yaml': "
+        "rename the file to R02.yaml or fix the id",
+        "rules/R07.yaml:1:5: id 'R02' is already used by rules/R02.yaml: "
+        "ids are unique and never reused",
+    ]
+
+
+def test_related_id_missing(rules_dir):
+    edit(rules_dir / "R02.yaml", "related: [R01]", "related: [R01, R44]")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:7:16: related rule 'R44' does not exist: known ids are R01, R02, R05"
+    ]
+
+
+def test_related_to_itself(rules_dir):
+    edit(rules_dir / "R02.yaml", "related: [R01]", "related: [R02]")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:7:11: related lists the rule itself (R02): remove it"
+    ]
+
+
+def test_unknown_category(rules_dir):
+    edit(rules_dir / "R05.yaml", "category: interfaces", "category: interface")
+    assert problems(rules_dir) == [
+        "rules/R05.yaml:3:11: unknown category 'interface': library.yaml defines state, interfaces",
+        "rules/library.yaml:12:9: category 'interfaces' has no rules: "
+        "give a rule this category or remove it",
+    ]
+
+
+def test_every_problem_reported_at_once(rules_dir):
+    edit(rules_dir / "R01.yaml", "status: active", "status: live")
+    edit(rules_dir / "R02.yaml", "related: [R01]", "related: [R99]")
+    (rules_dir / "R05.yaml").write_text("[]\n", encoding="utf-8")
+    found = problems(rules_dir)
+    assert [line.split(": ")[0] for line in found] == [
+        "rules/R01.yaml:4:9",
+        "rules/R02.yaml:7:11",
+        "rules/R05.yaml:1:1",
+    ]
+
+
+def test_missing_library_yaml(rules_dir):
+    (rules_dir / "library.yaml").unlink()
+    assert problems(rules_dir)[0] == (
+        "rules/library.yaml:1:1: missing library.yaml: the library's title, version, preamble "
+        "and categories belong there (see schema/)"
+    )
+
+
+def test_load_library_raises_with_every_diagnostic(rules_dir):
+    edit(rules_dir / "R02.yaml", "id: R02", "id: R03")
+    with pytest.raises(LibraryError) as raised:
+        rlt_rules.load_library(rules_dir)
+    assert len(raised.value.diagnostics) == 1
+    assert "does not match the file name" in str(raised.value)
+
+
+# --- CLI ---------------------------------------------------------------------------------
+
+
+def test_cli_clean_exit_zero_with_summary(capsys):
+    assert main(["validate", str(VALID)]) == 0
+    assert capsys.readouterr().out == "ok: 4 files, 3 rules valid\n"
+
+
+def test_cli_problems_exit_one(rules_dir, capsys):
+    edit(rules_dir / "R02.yaml", "related: [R01]", "related: [R44]")
+    assert main(["validate", str(rules_dir)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        f"{rules_dir}/R02.yaml:7:11: related rule 'R44' does not exist: known ids are R01, R02, R05"
+    )
+    assert out[-1] == "1 problem(s) in 1 file(s)"
+
+
+def test_cli_single_file_reports_only_that_file(rules_dir, capsys):
+    edit(rules_dir / "R01.yaml", "Rationale 01.", "TODO")
+    edit(rules_dir / "R02.yaml", "Rationale 02.", "TODO")
+    assert main(["validate", str(rules_dir / "R02.yaml")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and "R02.yaml:17:3" in out[0]
+
+
+def test_cli_json_format(rules_dir, capsys):
+    edit(rules_dir / "R02.yaml", "id: R02", "id: R03")
+    assert main(["validate", "--format", "json", str(rules_dir)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False
+    assert report["diagnostics"] == [
+        {
+            "path": f"{rules_dir}/R02.yaml",
+            "line": 1,
+            "column": 5,
+            "rule_id": "R03",
+            "severity": "error",
+            "message": "id 'R03' does not match the file name 'R02.yaml': "
+            "rename the file to R03.yaml or fix the id",
+        }
+    ]
+
+
+def test_cli_usage_errors_exit_two(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nowhere")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as raised:
+        main(["validate", "--format", "xml"])
+    assert raised.value.code == 2
+
+
+def test_module_entry_point_runs():
+    completed = subprocess.run(
+        [sys.executable, "-m", "rlt_rules", "validate", str(VALID)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout == "ok: 4 files, 3 rules valid\n"
