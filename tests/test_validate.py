@@ -11,6 +11,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+
 import rlt_rules
 from rlt_rules.cli import main
 from rlt_rules.model import ExampleKind, LibraryError, Status
@@ -364,3 +365,12 @@ def test_module_entry_point_runs():
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout == "ok: 4 files, 3 rules valid\n"
+
+
+def test_active_rule_needs_a_bad_and_a_good_example(rules_dir):
+    text = (rules_dir / "R02.yaml").read_text(encoding="utf-8")
+    (rules_dir / "R02.yaml").write_text(text.split("  - name: shows-fix")[0], encoding="utf-8")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:26:3: examples: an active rule needs at least one good example "
+        "(kind: good) that shows the correction"
+    ]
