@@ -19,6 +19,8 @@ from .model import Diagnostic
 
 #: A rule record is a few KB; a file larger than this is a mistake, rejected before parsing.
 MAX_FILE_BYTES = 1024 * 1024
+#: Prose is wrapped or kept in paragraphs; a longer line is generated or pasted by mistake.
+MAX_LINE_CHARS = 10_000
 #: Rule records nest four levels deep; deeper input is rejected before it reaches recursion.
 MAX_DEPTH = 32
 
@@ -139,6 +141,15 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadResult:
     ):
         return fail(1, 1, "file is empty: expected a mapping of fields (see schema/)")
 
+    for number, line in enumerate(text.split("\n"), start=1):
+        if len(line) > MAX_LINE_CHARS:
+            return fail(
+                number,
+                MAX_LINE_CHARS + 1,
+                f"line is {len(line):,} characters long, over the "
+                f"{MAX_LINE_CHARS:,}-character limit: wrap it (YAML block scalars keep newlines)",
+            )
+
     try:
         _reject_anchors(text)
         node = yaml.compose(text, Loader=_LOADER)
@@ -149,6 +160,14 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadResult:
         where = _position(mark) if mark is not None else Position(1, 1)
         problem = " ".join(str(part) for part in (error.context, error.problem) if part)
         return fail(where.line, where.column, f"YAML syntax error: {problem}")
+    except yaml.reader.ReaderError as error:
+        before = text[: error.position]
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        code = error.character if isinstance(error.character, int) else ord(error.character)
+        return fail(
+            line, column, f"control character U+{code:04X} is not allowed in YAML: remove it"
+        )
     except (yaml.YAMLError, RecursionError) as error:
         return fail(1, 1, f"YAML error: {error}")
 

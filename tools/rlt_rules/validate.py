@@ -98,7 +98,19 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
 
     rule_paths = sorted(p for p in root.glob("*.yaml") if p.name != LIBRARY_FILE)
     rule_docs: list[Document] = []
+    resolved_root = root.resolve()
     for path in rule_paths:
+        if not path.resolve().is_relative_to(resolved_root) or not path.resolve().is_file():
+            diagnostics.append(
+                Diagnostic(
+                    shown(path),
+                    1,
+                    1,
+                    f"{path.name} is a link to {path.resolve()}, "
+                    "outside the rules directory: rule files must live in it",
+                )
+            )
+            continue
         loaded = load_yaml(path, shown(path))
         diagnostics.extend(loaded.diagnostics)
         if loaded.document is None:
