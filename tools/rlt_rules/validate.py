@@ -91,7 +91,7 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
         loaded = load_yaml(library_path, shown(library_path))
         diagnostics.extend(loaded.diagnostics)
         if loaded.document is not None:
-            schema_errors = list(_schema_diagnostics(loaded.document, "library.schema.json"))
+            schema_errors = list(schema_diagnostics(loaded.document, "library.schema.json"))
             diagnostics.extend(schema_errors)
             if not schema_errors:
                 library_doc = loaded.document
@@ -115,7 +115,7 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
         diagnostics.extend(loaded.diagnostics)
         if loaded.document is None:
             continue
-        schema_errors = list(_schema_diagnostics(loaded.document, "rule.schema.json"))
+        schema_errors = list(schema_diagnostics(loaded.document, "rule.schema.json"))
         diagnostics.extend(schema_errors)
         if not schema_errors:
             rule_docs.append(loaded.document)
@@ -139,7 +139,8 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
 # --- schema ------------------------------------------------------------------------------
 
 
-def _schema_diagnostics(document: Document, schema_name: str) -> list[Diagnostic]:
+def schema_diagnostics(document: Document, schema_name: str) -> list[Diagnostic]:
+    """Every schema error in ``document`` at the position of the key or value it concerns."""
     validator = validator_for(schema_name)
     rule_id = document.data.get("id") if isinstance(document.data.get("id"), str) else None
     found = []
