@@ -1,5 +1,6 @@
 """rlt-rules: the Rlt Refactor rule library as validated data, and the tools around it."""
 
+from .bundle_load import load_bundle
 from .model import (
     Category,
     Diagnostic,
@@ -28,6 +29,7 @@ __all__ = [
     "SourceRef",
     "Status",
     "ValidationResult",
+    "load_bundle",
     "load_library",
     "validate_directory",
 ]

@@ -1,0 +1,252 @@
+"""Read a ``rules.json`` bundle back into the typed :class:`Library`.
+
+Order: read and decode -> parse JSON (syntax errors at their line and column) -> index where
+every key and value sits in the text (rejecting duplicate keys, which JSON parsers silently
+collapse) -> validate against ``bundle.schema.json`` (which ``$ref``s the rule and library
+schemas) -> check the bundle's integrity (content hash, example outputs, ids and references)
+-> build the model. Every problem is a :class:`Diagnostic` naming ``path:line:column`` with the
+JSON pointer of the offending value in the message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from json.decoder import scanstring
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+
+from .export.bundle import content_hash, example_outputs
+from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
+from .validate import load_schema
+
+#: A generous bound: the real bundle is about 200 KB.
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+
+JsonPath = tuple[str | int, ...]
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+
+
+@dataclass(frozen=True, slots=True)
+class BundleResult:
+    """Explicit outcome of reading a bundle: the library when clean, and every problem."""
+
+    library: Library | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@cache
+def bundle_validator() -> jsonschema.Draft202012Validator:
+    """The bundle schema's validator, resolving the rule and library schemas by ``$id``."""
+    registry: Registry = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema))
+        for schema in (load_schema("rule.schema.json"), load_schema("library.schema.json"))
+    )
+    schema = load_schema("bundle.schema.json")
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def json_pointer(path: JsonPath) -> str:
+    """RFC 6901 pointer for ``path``: ``("rules", 2, "title")`` -> ``/rules/2/title``."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path) or "/"
+
+
+class _Index:
+    """Where each value (and each key) of a syntactically valid JSON text starts."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.values: dict[JsonPath, int] = {}
+        self.keys: dict[JsonPath, int] = {}
+        self.duplicates: list[tuple[JsonPath, int, int]] = []  # path, offset, first offset
+        self._value(0, ())
+
+    def _skip(self, offset: int) -> int:
+        return _WHITESPACE.match(self.text, offset).end()
+
+    def _value(self, offset: int, path: JsonPath) -> int:
+        offset = self._skip(offset)
+        self.values[path] = offset
+        char = self.text[offset]
+        if char == "{":
+            return self._object(offset + 1, path)
+        if char == "[":
+            return self._array(offset + 1, path)
+        if char == '"':
+            return scanstring(self.text, offset + 1)[1]
+        return _SCALAR.match(self.text, offset).end()
+
+    def _object(self, offset: int, path: JsonPath) -> int:
+        offset = self._skip(offset)
+        if self.text[offset] == "}":
+            return offset + 1
+        seen: dict[str, int] = {}
+        while True:
+            offset = self._skip(offset)
+            key_offset = offset
+            key, offset = scanstring(self.text, offset + 1)
+            child = (*path, key)
+            if key in seen:
+                self.duplicates.append((child, key_offset, seen[key]))
+            else:
+                seen[key] = key_offset
+                self.keys[child] = key_offset
+            offset = self._skip(offset) + 1  # the colon
+            offset = self._skip(self._value(offset, child))
+            if self.text[offset] == "}":
+                return offset + 1
+            offset += 1  # the comma
+
+    def _array(self, offset: int, path: JsonPath) -> int:
+        offset = self._skip(offset)
+        if self.text[offset] == "]":
+            return offset + 1
+        index = 0
+        while True:
+            offset = self._skip(self._value(offset, (*path, index)))
+            if self.text[offset] == "]":
+                return offset + 1
+            offset += 1
+            index += 1
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        line = self.text.count("\n", 0, offset) + 1
+        return line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+
+    def position(self, path: JsonPath) -> tuple[int, int]:
+        """The value at ``path``, or its nearest existing ancestor."""
+        while path not in self.values and path:
+            path = path[:-1]
+        return self.line_column(self.values.get(path, 0))
+
+
+def read_bundle(path: str | Path) -> BundleResult:
+    """Read and check a bundle; never raises for bad input (see :func:`load_bundle`)."""
+    shown = str(path)
+
+    def fail(line: int, column: int, message: str) -> BundleResult:
+        return BundleResult(None, (Diagnostic(shown, line, column, message),))
+
+    try:
+        size = Path(path).stat().st_size
+        if size > MAX_BUNDLE_BYTES:
+            return fail(1, 1, f"file is {size:,} bytes, over the {MAX_BUNDLE_BYTES:,}-byte limit")
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        return fail(1, 1, f"cannot read file: {error.strerror or error}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        return fail(before.count(b"\n") + 1, column, "not UTF-8: a bundle is UTF-8 JSON")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return fail(error.lineno, error.colno, f"JSON syntax error: {error.msg}")
+    except RecursionError:
+        return fail(1, 1, "JSON nested too deeply")
+
+    index = _Index(text)
+    diagnostics = [
+        Diagnostic(
+            shown,
+            *index.line_column(offset),
+            f"{json_pointer(key_path)}: duplicate key; already set at line "
+            f"{index.line_column(first)[0]}: JSON readers would silently keep only one",
+        )
+        for key_path, offset, first in index.duplicates
+    ]
+    diagnostics.extend(_schema_diagnostics(shown, data, index))
+    if not diagnostics:
+        diagnostics.extend(_integrity_diagnostics(shown, data, index))
+    if diagnostics:
+        return BundleResult(None, tuple(sorted(diagnostics, key=lambda d: (d.line, d.column))))
+
+    rules = tuple(
+        Rule.from_dict(record, SourceRef(shown, index.position(("rules", number))[0]))
+        for number, record in enumerate(data["rules"])
+    )
+    library = Library.from_dicts(data["library"], rules, SourceRef(shown, 1))
+    return BundleResult(library, ())
+
+
+def load_bundle(path: str | Path) -> Library:
+    """Load a ``rules.json`` bundle; raise :class:`LibraryError` with every diagnostic.
+
+    The result equals the library the bundle was exported from, and exporting it again gives
+    the same bytes (when written by the same rlt-rules version).
+    """
+    result = read_bundle(path)
+    if result.library is None:
+        raise LibraryError(result.diagnostics)
+    return result.library
+
+
+def _schema_diagnostics(shown: str, data: Any, index: _Index) -> list[Diagnostic]:
+    found = []
+    for error in bundle_validator().iter_errors(data):
+        path: JsonPath = tuple(error.path)
+        message = error.message
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = set(error.schema.get("properties", {}))
+            extra = sorted(set(error.instance) - allowed)
+            if extra:
+                path = (*path, extra[0])
+                message = f"unknown field(s) {', '.join(map(repr, extra))}; allowed: " + ", ".join(
+                    sorted(allowed)
+                )
+        elif error.validator == "not" and isinstance(error.instance, str):
+            message = f"still a placeholder ({error.instance.strip()[:20]!r})"
+        line, column = index.position(path)
+        found.append(Diagnostic(shown, line, column, f"{json_pointer(path)}: {message}"))
+    return found
+
+
+def _integrity_diagnostics(shown: str, data: dict[str, Any], index: _Index) -> list[Diagnostic]:
+    """Checks across records, made once the bundle matches its schema."""
+    found: list[Diagnostic] = []
+
+    def at(path: JsonPath, message: str) -> None:
+        found.append(Diagnostic(shown, *index.position(path), f"{json_pointer(path)}: {message}"))
+
+    rules = data["rules"]
+    expected_hash = content_hash(rules)
+    if data["content_hash"] != expected_hash:
+        at(
+            ("content_hash",),
+            f"does not match the rules (computed {expected_hash}): the rules were changed after "
+            "export, or the hash was; export the bundle again",
+        )
+    category_ids = {category["id"] for category in data["library"]["categories"]}
+    ids: dict[str, int] = {}
+    for number, rule in enumerate(rules):
+        if rule["id"] in ids:
+            at(("rules", number, "id"), f"id {rule['id']} repeats /rules/{ids[rule['id']]}")
+        ids.setdefault(rule["id"], number)
+        if rule["category"] not in category_ids:
+            at(
+                ("rules", number, "category"),
+                f"unknown category '{rule['category']}': the library defines "
+                + ", ".join(sorted(category_ids)),
+            )
+    for number, rule in enumerate(rules):
+        for position, related in enumerate(rule["related"]):
+            if related not in ids:
+                at(("rules", number, "related", position), f"no rule {related} in the bundle")
+        if "replaced_by" in rule and rule["replaced_by"] not in ids:
+            at(("rules", number, "replaced_by"), f"no rule {rule['replaced_by']} in the bundle")
+    if not found and data["example_outputs"] != example_outputs(Rule.from_dict(r) for r in rules):
+        at(
+            ("example_outputs",),
+            "does not match the '#>' lines of the examples' code: export the bundle again",
+        )
+    return found

@@ -1,0 +1,269 @@
+"""``rlt-rules export``, ``show`` and ``list``: the library for tools, terminals and scripts.
+
+``export --format F [-o PATH]`` renders one export (see :mod:`rlt_rules.export`) to stdout or,
+atomically, to PATH (a file; a folder for ``skill`` and ``llms``). ``show R03`` prints one
+rule for reading in a terminal. ``list`` prints the rules as a table or JSON, filtered by
+category, tag or status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+from .. import export
+from ..export.atomic import write_atomic, write_files_atomic
+from ..export.text import FENCE, rule_heading
+from ..model import Library, Rule, Status
+from ..validate import load_library
+
+DEFAULT_RULES_DIR = "rules"
+#: Formats that write several files, or a file whose name matters: -o names a folder.
+FOLDER_FORMATS = ("skill", "llms")
+WIDTH = 88
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    export_parser = subparsers.add_parser(
+        "export",
+        help="write the library as JSON, SARIF, an Agent Skill, llms.txt or a checklist",
+        description="Render one export of a valid rules directory. Without -o the export goes "
+        "to stdout (for skill: SKILL.md; for llms: llms.txt). With -o it is written atomically: "
+        "to the file PATH, or for skill and llms into the folder PATH (PATH/SKILL.md; "
+        "PATH/llms.txt and PATH/llms-full.txt). Exits 1 when the library is invalid.",
+    )
+    export_parser.add_argument(
+        "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"
+    )
+    export_parser.add_argument("-o", "--output", metavar="PATH", help="file or folder to write")
+    _add_rules_argument(export_parser)
+    export_parser.add_argument(
+        "--site-url",
+        metavar="URL",
+        help="URL of the published site root, for links to rule pages (default: relative links "
+        "in llms.txt, no URIs in SARIF)",
+    )
+    export_parser.set_defaults(handler=run_export)
+
+    show_parser = subparsers.add_parser(
+        "show",
+        help="print one rule for reading in a terminal",
+        description="Print one rule: title, category, status, statement, seed example, "
+        "triggers, impact, correction and its examples' titles. Exits 2 for an unknown id.",
+    )
+    show_parser.add_argument("rule_id", metavar="ID", help="a rule id, e.g. R03")
+    _add_rules_argument(show_parser)
+    show_parser.set_defaults(handler=run_show)
+
+    list_parser = subparsers.add_parser(
+        "list",
+        help="list rules, filtered by category, tag or status",
+        description="List the rules (id, status, category, title), optionally filtered; "
+        "filters combine. Exits 2 for an unknown category.",
+    )
+    list_parser.add_argument("--category", metavar="C", help="only rules in category id C")
+    list_parser.add_argument("--tag", metavar="T", help="only rules tagged T")
+    list_parser.add_argument(
+        "--status", choices=[str(status) for status in Status], help="only rules with status S"
+    )
+    list_parser.add_argument(
+        "--format", choices=("table", "json"), default="table", help="table (default) or json"
+    )
+    _add_rules_argument(list_parser)
+    list_parser.set_defaults(handler=run_list)
+
+
+def _add_rules_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules",
+        metavar="DIR",
+        default=DEFAULT_RULES_DIR,
+        help="the rules directory (default: rules)",
+    )
+
+
+def _load(rules_dir: str) -> Library:
+    from ..cli import UsageError
+
+    if not Path(rules_dir).is_dir():
+        raise UsageError(f"{rules_dir}: no such directory (give the rules folder with --rules)")
+    return load_library(rules_dir)
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK, UsageError
+
+    library = _load(args.rules)
+    files = export.render(args.format, library, args.site_url)
+    if args.output is None:
+        first = next(iter(files.values()))
+        sys.stdout.buffer.write(first)
+        sys.stdout.flush()
+        if len(files) > 1:
+            others = ", ".join(list(files)[1:])
+            print(f"rlt-rules export: not printed: {others}; use -o DIR", file=sys.stderr)
+        return EXIT_OK
+    output = Path(args.output)
+    if args.format in FOLDER_FORMATS:
+        if output.exists() and not output.is_dir():
+            raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
+        written = write_files_atomic(output, files)
+    else:
+        if output.is_dir():
+            raise UsageError(f"{output}: is a folder; give the file to write")
+        if not output.parent.is_dir():
+            raise UsageError(f"{output.parent}: no such directory")
+        (data,) = files.values()
+        write_atomic(output, data)
+        written = [output]
+    for path in written:
+        print(f"wrote {path}", file=sys.stderr)
+    return EXIT_OK
+
+
+# --- show --------------------------------------------------------------------------------
+
+
+def _terminal(markdown: str, indent: str = "  ") -> str:
+    """Markdown prose wrapped to the terminal width; code kept verbatim, indented further."""
+    out: list[str] = []
+    in_code = False
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            out.extend(
+                textwrap.wrap(
+                    " ".join(paragraph), WIDTH, initial_indent=indent, subsequent_indent=indent
+                )
+            )
+            paragraph.clear()
+
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            flush()
+            in_code = not in_code
+        elif in_code:
+            out.append(f"{indent}    {line}".rstrip())
+        elif not line.strip():
+            flush()
+            out.append("")
+        else:
+            paragraph.append(line.strip())
+    flush()
+    return "\n".join(out).strip("\n")
+
+
+def _bullets(items: tuple[str, ...]) -> str:
+    return "\n".join(
+        textwrap.fill(
+            " ".join(item.split()), WIDTH, initial_indent="  - ", subsequent_indent="    "
+        )
+        for item in items
+    )
+
+
+def format_rule(library: Library, rule: Rule) -> str:
+    """One rule as plain text for a terminal."""
+    category = library.category(rule.category)
+    status = f"{rule.status} (since {rule.since})"
+    if rule.replaced_by is not None:
+        status += f", replaced by {rule.replaced_by}"
+    lines = [
+        rule_heading(rule),
+        "=" * min(len(rule_heading(rule)), WIDTH),
+        f"Category: {category.title} ({category.id})",
+        f"Status:   {status}",
+    ]
+    if rule.retired_reason is not None:
+        lines.append(f"Retired:  {' '.join(rule.retired_reason.split())}")
+    if rule.tags:
+        lines.append(f"Tags:     {', '.join(rule.tags)}")
+    if rule.related:
+        lines.append(f"Related:  {', '.join(rule.related)}")
+    sections = [
+        ("Statement", _terminal(rule.statement)),
+        ("Example", _terminal(rule.seed_example)),
+        ("Triggers", _bullets(rule.triggers)),
+        ("Impact", _terminal(rule.impact)),
+        ("Correction", _terminal(rule.correction)),
+    ]
+    if rule.examples:
+        sections.append(
+            (
+                "Examples",
+                "\n".join(
+                    f"  {example.kind:<4}  {example.name}: {example.title}"
+                    for example in rule.examples
+                ),
+            )
+        )
+    for title, body in sections:
+        lines.extend(("", title, body))
+    return "\n".join(lines) + "\n"
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK, UsageError
+
+    library = _load(args.rules)
+    wanted = args.rule_id.strip().upper()
+    try:
+        rule = library.rule(wanted)
+    except KeyError:
+        known = ", ".join(rule.id for rule in library.rules)
+        raise UsageError(f"unknown rule id '{args.rule_id}'; known ids: {known}") from None
+    sys.stdout.write(format_rule(library, rule))
+    return EXIT_OK
+
+
+# --- list --------------------------------------------------------------------------------
+
+
+def select_rules(
+    library: Library, category: str | None, tag: str | None, status: str | None
+) -> tuple[Rule, ...]:
+    """The rules matching every given filter, in id order."""
+    return tuple(
+        rule
+        for rule in library.rules
+        if (category is None or rule.category == category)
+        and (tag is None or tag in rule.tags)
+        and (status is None or str(rule.status) == status)
+    )
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK, UsageError
+
+    library = _load(args.rules)
+    if args.category is not None and args.category not in {c.id for c in library.categories}:
+        known = ", ".join(category.id for category in library.categories)
+        raise UsageError(f"unknown category '{args.category}'; categories: {known}")
+    rules = select_rules(library, args.category, args.tag, args.status)
+    if args.format == "json":
+        records = [
+            {
+                "id": rule.id,
+                "title": rule.title,
+                "category": rule.category,
+                "status": str(rule.status),
+                "tags": list(rule.tags),
+            }
+            for rule in rules
+        ]
+        print(json.dumps(records, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    rows = [("ID", "STATUS", "CATEGORY", "TITLE")]
+    rows += [(rule.id, str(rule.status), rule.category, rule.title) for rule in rules]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
+        print("  ".join([*cells, row[3]]))
+    return EXIT_OK

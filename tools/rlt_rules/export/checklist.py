@@ -1,0 +1,39 @@
+"""A review checklist: every rule's triggers as Markdown task items, grouped by category.
+
+Paste it into a pull-request template. Retired rules no longer apply and are left out; a
+deprecated rule's heading names its replacement.
+"""
+
+from __future__ import annotations
+
+from ..model import Library, Status
+from .markdown import bullet_list, join_blocks
+from .text import rule_heading
+
+FILE_NAME = "checklist.md"
+
+
+def render(library: Library) -> bytes:
+    blocks = [
+        f"# {library.title} review checklist",
+        f"{library.title} {library.version}. Tick an item once the change has been checked for "
+        "it; a condition that holds is a finding under its rule.",
+    ]
+    for category in library.categories:
+        rules = [
+            rule for rule in library.rules_in(category.id) if rule.status is not Status.RETIRED
+        ]
+        if not rules:
+            continue
+        blocks.append(f"## {category.title}")
+        for rule in rules:
+            heading = rule_heading(rule)
+            if rule.status is Status.DEPRECATED:
+                heading += f" (deprecated: see {rule.replaced_by})"
+            blocks.append(f"**{heading}**")
+            blocks.append(bullet_list(rule.triggers, marker="- [ ] "))
+    return join_blocks(blocks).encode("utf-8")
+
+
+def files(library: Library) -> dict[str, bytes]:
+    return {FILE_NAME: render(library)}

@@ -1,0 +1,62 @@
+"""``llms.txt`` and ``llms-full.txt`` for the site root, per the llms.txt convention.
+
+``llms.txt``: an H1 title, a blockquote summary, the preamble, then one H2 section per
+category listing each rule's page with a one-line description, and an ``Optional`` section
+linking the other exports. ``llms-full.txt``: the whole library in one Markdown file, every
+rule with its statement, seed example, rationale, guidance and runnable examples.
+"""
+
+from __future__ import annotations
+
+from ..model import Library
+from .markdown import join_blocks, library_blocks, rule_url, site_base
+from .text import first_sentence, rule_heading
+
+INDEX_NAME = "llms.txt"
+FULL_NAME = "llms-full.txt"
+
+
+def summary(library: Library) -> str:
+    ids = [rule.id for rule in library.rules]
+    span = f"{ids[0]}–{ids[-1]}" if len(ids) > 1 else ids[0]
+    return (
+        f"> {library.subtitle}: {len(ids)} rules ({span}) in {len(library.categories)} "
+        f"categories, version {library.version}. Each rule has a stable id, a statement, "
+        "triggers a reviewer can spot in a diff, its impact and the correction."
+    )
+
+
+def render_index(library: Library, site_url: str | None) -> bytes:
+    base = site_base(site_url)
+    blocks = [f"# {library.title}", summary(library), *library.preamble]
+    for category in library.categories:
+        links = [
+            f"- [{rule_heading(rule)}]({rule_url(site_url, rule.id)}): "
+            f"{first_sentence(rule.statement)}"
+            for rule in library.rules_in(category.id)
+        ]
+        blocks.extend((f"## {category.title}", "\n".join(links)))
+    blocks.append("## Optional")
+    blocks.append(
+        "\n".join(
+            (
+                f"- [Full text]({base}{FULL_NAME}): every rule with its examples in one file",
+                f"- [Rule bundle]({base}rules.json): every rule and example as one JSON document",
+                f"- [Bundle schema]({base}schema/bundle.schema.json): JSON Schema of rules.json",
+                f"- [SARIF rule metadata]({base}rules.sarif.json): SARIF 2.1.0 rule descriptors",
+                f"- [Review checklist]({base}checklist.md): every trigger as a task list",
+                f"- [Agent Skill]({base}skill/SKILL.md): the library as instructions for agents",
+            )
+        )
+    )
+    return join_blocks(blocks).encode("utf-8")
+
+
+def render_full(library: Library) -> bytes:
+    blocks = library_blocks(library, full=True)
+    blocks.insert(1, summary(library))
+    return join_blocks(blocks).encode("utf-8")
+
+
+def files(library: Library, site_url: str | None) -> dict[str, bytes]:
+    return {INDEX_NAME: render_index(library, site_url), FULL_NAME: render_full(library)}

@@ -1,0 +1,111 @@
+"""Markdown building blocks shared by the Markdown exports (skill, llms, checklist, SARIF help).
+
+Each function returns text blocks (paragraphs, lists, code) without surrounding blank lines;
+callers join blocks with one blank line. Library text is inserted verbatim.
+"""
+
+from __future__ import annotations
+
+from ..model import Example, Library, Rule, Status
+from .text import rule_heading, starts_with_code
+
+
+def site_base(site_url: str | None) -> str:
+    """The site URL with one trailing slash, or ``""`` for links relative to the site root."""
+    if not site_url:
+        return ""
+    return site_url.rstrip("/") + "/"
+
+
+def rule_url(site_url: str | None, rule_id: str) -> str:
+    """The rule's page: ``<site_url>rules/R03/`` (relative ``rules/R03/`` without a site URL)."""
+    return f"{site_base(site_url)}rules/{rule_id}/"
+
+
+def list_item(text: str, marker: str = "- ") -> str:
+    """A list item; continuation lines are indented under the marker so the item stays whole."""
+    pad = " " * len(marker)
+    lines = text.split("\n")
+    return marker + "\n".join([lines[0], *(pad + line if line else "" for line in lines[1:])])
+
+
+def bullet_list(items: tuple[str, ...] | list[str], marker: str = "- ") -> str:
+    return "\n".join(list_item(item, marker) for item in items)
+
+
+def status_note(rule: Rule) -> str | None:
+    """``Status: deprecated …`` / ``Status: retired …`` for a rule that no longer applies as is."""
+    if rule.status is Status.DEPRECATED:
+        return f"Status: deprecated; replaced by {rule.replaced_by}."
+    if rule.status is Status.RETIRED:
+        return f"Status: retired. {rule.retired_reason}"
+    return None
+
+
+def seed_example_block(rule: Rule) -> str:
+    """The seed example verbatim (code kept fenced), introduced by ``Example:`` as in the seed."""
+    if starts_with_code(rule.seed_example):
+        return f"Example:\n\n{rule.seed_example}"
+    return f"Example: {rule.seed_example}"
+
+
+def guidance_blocks(rule: Rule) -> list[str]:
+    """Triggers, impact and correction: what a reviewer looks for and reports."""
+    return [
+        "Triggers:",
+        bullet_list(rule.triggers),
+        f"Impact: {rule.impact}",
+        f"Correction: {rule.correction}",
+    ]
+
+
+def example_blocks(example: Example, heading: str) -> list[str]:
+    """One runnable example: heading with kind and title, explanation, fenced code."""
+    code = example.code.rstrip("\n")
+    return [
+        f"{heading} {example.kind.capitalize()}: {example.title}",
+        example.explanation,
+        f"```python\n{code}\n```",
+    ]
+
+
+def rule_blocks(rule: Rule, level: int, *, full: bool) -> list[str]:
+    """A rule under a heading of ``level``: the seed's words, then guidance.
+
+    ``full`` adds the metadata line, rationale and every runnable example.
+    """
+    hashes = "#" * level
+    blocks = [f"{hashes} {rule_heading(rule)}"]
+    note = status_note(rule)
+    if note is not None:
+        blocks.append(note)
+    if full:
+        meta = [f"Since: {rule.since}."]
+        if rule.tags:
+            meta.append(f"Tags: {', '.join(rule.tags)}.")
+        if rule.related:
+            meta.append(f"Related: {', '.join(rule.related)}.")
+        blocks.append(" ".join(meta))
+    blocks.extend((rule.statement, seed_example_block(rule)))
+    if full:
+        blocks.append(f"Rationale: {rule.rationale}")
+    blocks.extend(guidance_blocks(rule))
+    if full:
+        for example in rule.examples:
+            blocks.extend(example_blocks(example, "#" * (level + 1)))
+    return blocks
+
+
+def library_blocks(library: Library, *, full: bool, rule_level: int = 3) -> list[str]:
+    """The whole library in the seed's order: title, subtitle, preamble, categories, rules."""
+    blocks = [f"# {library.title}", library.subtitle, *library.preamble]
+    for category in library.categories:
+        blocks.append(f"{'#' * (rule_level - 1)} {category.title}")
+        for rule in library.rules_in(category.id):
+            blocks.extend(rule_blocks(rule, rule_level, full=full))
+    return blocks
+
+
+def join_blocks(blocks: list[str]) -> str:
+    """Blocks separated by one blank line, ending with one newline."""
+    return "\n\n".join(blocks) + "\n"

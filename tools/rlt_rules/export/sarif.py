@@ -1,0 +1,119 @@
+"""``rules.sarif.json``: the rules as SARIF 2.1.0 rule metadata (``reportingDescriptor``s).
+
+One run whose ``tool.driver`` describes the library and lists every rule, so linters, CI and
+review tools can annotate findings with our rule ids and link to the rule pages. There are no
+results: this file describes rules; :func:`rule_descriptors` is reused by tools that report
+findings. Without a site URL the URI fields (``informationUri``, ``helpUri``) are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..model import Library, Rule, Status
+from .markdown import bullet_list, join_blocks, rule_url, seed_example_block, site_base, status_note
+from .text import seed_example_text, strip_fences
+
+FILE_NAME = "rules.sarif.json"
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+
+
+def pascal_case(title: str) -> str:
+    """``Give mutable state one authoritative owner`` -> ``GiveMutableStateOneAuthoritativeOwner``.
+
+    Words are runs of letters and digits; each gets an upper-case first letter, the rest is kept
+    (``KV`` stays ``KV``).
+    """
+    return "".join(word[0].upper() + word[1:] for word in re.findall(r"[A-Za-z0-9]+", title))
+
+
+def _help_text(rule: Rule) -> str:
+    blocks = [rule.statement, seed_example_text(rule)]
+    blocks += ["Triggers:", bullet_list(rule.triggers), f"Impact: {rule.impact}"]
+    blocks.append(f"Correction: {rule.correction}")
+    note = status_note(rule)
+    return strip_fences(join_blocks(([note] if note else []) + blocks)).rstrip("\n")
+
+
+def _help_markdown(rule: Rule) -> str:
+    blocks = [rule.statement, seed_example_block(rule)]
+    blocks += ["**Triggers**", bullet_list(rule.triggers)]
+    blocks += [f"**Impact:** {rule.impact}", f"**Correction:** {rule.correction}"]
+    note = status_note(rule)
+    return join_blocks(([f"**{note}**"] if note else []) + blocks).rstrip("\n")
+
+
+def rule_descriptor(library: Library, rule: Rule, site_url: str | None) -> dict[str, Any]:
+    """One rule as a SARIF ``reportingDescriptor``."""
+    descriptor: dict[str, Any] = {"id": rule.id, "name": pascal_case(rule.title)}
+    replaced = sorted(
+        (other.id for other in library.rules if other.replaced_by == rule.id),
+        key=lambda rule_id: int(rule_id[1:]),
+    )
+    if replaced:
+        descriptor["deprecatedIds"] = replaced
+    descriptor["shortDescription"] = {"text": rule.title}
+    descriptor["fullDescription"] = {
+        "text": strip_fences(rule.statement),
+        "markdown": rule.statement,
+    }
+    if site_url:
+        descriptor["helpUri"] = rule_url(site_url, rule.id)
+    descriptor["help"] = {"text": _help_text(rule), "markdown": _help_markdown(rule)}
+    if rule.status is Status.RETIRED:
+        descriptor["defaultConfiguration"] = {"enabled": False}
+    tags = [rule.category, *(tag for tag in rule.tags if tag != rule.category)]
+    properties: dict[str, Any] = {
+        "tags": tags,
+        "category": library.category(rule.category).title,
+        "status": str(rule.status),
+        "since": rule.since,
+    }
+    if rule.related:
+        properties["related"] = list(rule.related)
+    if rule.replaced_by is not None:
+        properties["replacedBy"] = rule.replaced_by
+    descriptor["properties"] = properties
+    return descriptor
+
+
+def rule_descriptors(library: Library, site_url: str | None) -> list[dict[str, Any]]:
+    """Every rule as a SARIF ``reportingDescriptor``, in id order (for ``driver.rules``)."""
+    return [rule_descriptor(library, rule, site_url) for rule in library.rules]
+
+
+def driver(library: Library, site_url: str | None) -> dict[str, Any]:
+    """The ``tool.driver`` ``toolComponent``: the library, its version and its rules."""
+    component: dict[str, Any] = {
+        "name": library.title,
+        "fullName": f"{library.title}: {library.subtitle}",
+        "version": library.version,
+        "semanticVersion": library.version,
+    }
+    if site_url:
+        component["informationUri"] = site_base(site_url)
+    component["rules"] = rule_descriptors(library, site_url)
+    return component
+
+
+def sarif_log(library: Library, site_url: str | None) -> dict[str, Any]:
+    """A SARIF log with one run holding the rule metadata and no results."""
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [{"tool": {"driver": driver(library, site_url)}}],
+    }
+
+
+def render(library: Library, site_url: str | None) -> bytes:
+    text = json.dumps(sarif_log(library, site_url), ensure_ascii=False, indent=2) + "\n"
+    return text.encode("utf-8")
+
+
+def files(library: Library, site_url: str | None) -> dict[str, bytes]:
+    return {FILE_NAME: render(library, site_url)}

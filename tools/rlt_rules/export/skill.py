@@ -1,0 +1,56 @@
+"""An Agent Skill (``SKILL.md``) that teaches a review agent the whole library.
+
+Front matter per the Agent Skills format (``name``: lowercase letters, digits and single
+hyphens, at most 64 characters; ``description``: what the skill is and when to use it, at most
+1024 characters), then the library in the seed's order and words, each rule followed by its
+triggers, impact and correction. Drop the folder into an agent's skills folder as
+``<name>/SKILL.md``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from ..model import Library
+from .markdown import join_blocks, library_blocks
+
+FILE_NAME = "SKILL.md"
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+
+
+def skill_name(library: Library) -> str:
+    """The library title as a skill name: ``Rlt Refactor`` -> ``rlt-refactor``."""
+    name = re.sub(r"[^a-z0-9]+", "-", library.title.lower()).strip("-")
+    return name[:MAX_NAME].rstrip("-")
+
+
+def skill_description(library: Library) -> str:
+    """What the skill is and when to use it, in two sentences."""
+    ids = [rule.id for rule in library.rules]
+    span = f"{ids[0]}–{ids[-1]}" if len(ids) > 1 else ids[0]
+    categories = ", ".join(category.title for category in library.categories)
+    text = (
+        f"{library.title} {library.version} ({library.subtitle}): {len(ids)} rules ({span}) "
+        f"on {categories}. Use when reviewing or refactoring code changes, to find, explain "
+        "and correct violations, citing each finding by its stable rule id."
+    )
+    return text[:MAX_DESCRIPTION]
+
+
+def front_matter(library: Library) -> str:
+    data = {"name": skill_name(library), "description": skill_description(library)}
+    dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000)
+    return f"---\n{dumped}---\n"
+
+
+def render(library: Library) -> bytes:
+    """``SKILL.md``: front matter, then the library with each rule's guidance."""
+    body = join_blocks(library_blocks(library, full=False))
+    return (front_matter(library) + "\n" + body).encode("utf-8")
+
+
+def files(library: Library) -> dict[str, bytes]:
+    return {FILE_NAME: render(library)}
