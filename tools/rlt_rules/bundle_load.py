@@ -25,8 +25,10 @@ from .export.bundle import content_hash, example_outputs
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
 from .validate import load_schema
 
-#: A generous bound: the real bundle is about 200 KB.
+#: A generous bound: the real bundle is about 150 KB.
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+#: Schema messages quote the offending value; a whole rule quoted helps nobody.
+MAX_MESSAGE = 240
 
 JsonPath = tuple[str | int, ...]
 
@@ -121,6 +123,12 @@ class _Index:
         line = self.text.count("\n", 0, offset) + 1
         return line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
 
+    def key_position(self, path: JsonPath) -> tuple[int, int]:
+        """The key introducing ``path`` (for unknown fields), else the value's position."""
+        if path in self.keys:
+            return self.line_column(self.keys[path])
+        return self.position(path)
+
     def position(self, path: JsonPath) -> tuple[int, int]:
         """The value at ``path``, or its nearest existing ancestor."""
         while path not in self.values and path:
@@ -196,19 +204,40 @@ def _schema_diagnostics(shown: str, data: Any, index: _Index) -> list[Diagnostic
     for error in bundle_validator().iter_errors(data):
         path: JsonPath = tuple(error.path)
         message = error.message
+        locate = index.position
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
             extra = sorted(set(error.instance) - allowed)
             if extra:
                 path = (*path, extra[0])
+                locate = index.key_position
                 message = f"unknown field(s) {', '.join(map(repr, extra))}; allowed: " + ", ".join(
                     sorted(allowed)
                 )
         elif error.validator == "not" and isinstance(error.instance, str):
             message = f"still a placeholder ({error.instance.strip()[:20]!r})"
-        line, column = index.position(path)
+        elif error.validator == "type":
+            expected = error.validator_value
+            names = " or ".join(expected) if isinstance(expected, list) else expected
+            message = f"must be of type {names}, got {_describe(error.instance)}"
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 1] + "…"
+        line, column = locate(path)
         found.append(Diagnostic(shown, line, column, f"{json_pointer(path)}: {message}"))
     return found
+
+
+def _describe(value: Any) -> str:
+    """A JSON value's type, with the value itself when it is short."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    kind = {bool: "boolean", int: "integer", float: "number", str: "string"}.get(
+        type(value), "null"
+    )
+    shown = json.dumps(value, ensure_ascii=False)
+    return f"{kind} {shown}" if len(shown) <= 40 else kind
 
 
 def _integrity_diagnostics(shown: str, data: dict[str, Any], index: _Index) -> list[Diagnostic]:
