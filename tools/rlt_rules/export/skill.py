@@ -31,7 +31,7 @@ def skill_description(library: Library) -> str:
     """What the skill is and when to use it, in two sentences."""
     ids = [rule.id for rule in library.rules]
     span = f"{ids[0]}–{ids[-1]}" if len(ids) > 1 else ids[0]
-    categories = ", ".join(category.title for category in library.categories)
+    categories = "; ".join(category.title for category in library.categories)
     text = (
         f"{library.title} {library.version} ({library.subtitle}): {len(ids)} rules ({span}) "
         f"on {categories}. Use when reviewing or refactoring code changes, to find, explain "
