@@ -1,0 +1,702 @@
+"""Review findings: the format, the checker (exact positions), SARIF and Markdown, the sample."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import markdown as python_markdown
+import pytest
+import yaml
+
+import rlt_rules
+from rlt_rules.cli import main
+from rlt_rules.findings import (
+    FindingsError,
+    Review,
+    check_review,
+    load_review,
+    render_markdown,
+    sarif_log,
+    site_page,
+)
+from rlt_rules.findings.markdown import code_span, plain_text
+from rlt_rules.findings.patch import PatchError, Replacement, parse_patch
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "findings"
+FIXTURE_LIBRARY = FIXTURES / "library"
+FIXTURE_REPO = FIXTURES / "repo"
+SAMPLE_DIR = ROOT / "samples" / "review"
+SAMPLE_FINDINGS = SAMPLE_DIR / "findings.yaml"
+SAMPLE_CODE = SAMPLE_DIR / "scheduler.py"
+SARIF_SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
+SITE = "https://rules.example.test/rlt/"
+
+
+@pytest.fixture(scope="module")
+def library() -> rlt_rules.Library:
+    return rlt_rules.load_library(ROOT / "rules")
+
+
+@pytest.fixture(scope="module")
+def fixture_library() -> rlt_rules.Library:
+    return rlt_rules.load_library(FIXTURE_LIBRARY)
+
+
+@pytest.fixture(scope="module")
+def sample(library) -> Review:
+    review, warnings = load_review(SAMPLE_FINDINGS, library, ROOT)
+    assert warnings == ()
+    return review
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+# --- the sample review ------------------------------------------------------------------
+
+#: Per finding: text that the trigger quotes and the cited lines must contain, and the text
+#: found at the finding's column (None when it gives none).
+SAMPLE_EXPECTATIONS = [
+    ("R03", "self.selected", None),
+    ("R07", "if not free", "if not free:"),
+    ("R10", 'hasattr(self, "preemption")', 'hasattr(self, "preemption")'),
+    ("R11", "self.preemption.snapshots.pop(rid, None)", "self.preemption.snapshots.pop("),
+    ("R09", "rid", "rid: str"),
+    ("R17", "result.request_id", None),
+]
+
+
+def test_sample_passes_check_with_no_diagnostics(library):
+    result = check_review(SAMPLE_FINDINGS, library, ROOT, "samples/review/findings.yaml")
+    assert [str(d) for d in result.diagnostics] == []
+    assert result.review is not None
+    code, out, err = run_cli(
+        "findings",
+        "check",
+        str(SAMPLE_FINDINGS),
+        "--rules",
+        str(ROOT / "rules"),
+        "--repo",
+        str(ROOT),
+    )
+    assert (code, out, err) == (0, "ok: 6 finding(s), 0 warning(s)\n", "")
+
+
+def test_sample_locations_cite_what_each_trigger_says(sample):
+    lines = SAMPLE_CODE.read_text(encoding="utf-8").splitlines()
+    assert [f.rule for f in sample.findings] == [rule for rule, _, _ in SAMPLE_EXPECTATIONS]
+    for finding, (rule, quoted, at_column) in zip(
+        sample.findings, SAMPLE_EXPECTATIONS, strict=True
+    ):
+        location = finding.location
+        assert location.path == "samples/review/scheduler.py"
+        assert 1 <= location.start_line <= location.end_line <= len(lines), rule
+        cited = "\n".join(lines[location.start_line - 1 : location.end_line])
+        assert quoted in finding.trigger, f"{rule}: the trigger does not quote {quoted!r}"
+        assert quoted in cited, f"{rule}: lines {location.lines_label()} lack {quoted!r}"
+        if at_column is None:
+            assert location.column is None
+        else:
+            line = lines[location.start_line - 1]
+            assert line[location.column - 1 :].startswith(at_column), rule
+
+
+def test_sample_defects_really_happen():
+    """The demo at the end of the sample shows R07, R03 and R17 going wrong."""
+    run = subprocess.run(
+        [sys.executable, str(SAMPLE_CODE)], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.splitlines() == ["[] 0", "False", "[11, 12]"]
+
+
+def _git(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False
+    )
+
+
+def _sample_checkout(tmp_path: Path) -> Path:
+    checkout = tmp_path / "checkout"
+    (checkout / "samples" / "review").mkdir(parents=True)
+    shutil.copy(SAMPLE_CODE, checkout / "samples" / "review" / "scheduler.py")
+    assert _git(checkout, "init", "-q").returncode == 0
+    return checkout
+
+
+def test_sample_patches_apply_with_git_and_fix_the_defect(tmp_path, sample):
+    checkout = _sample_checkout(tmp_path)
+    patched = [f for f in sample.findings if f.suggested_patch is not None]
+    assert [f.rule for f in patched] == ["R07", "R11"]
+    for finding in patched:
+        applied = _git(checkout, "apply", "--check", "-", stdin=finding.suggested_patch)
+        assert applied.returncode == 0, f"{finding.rule}: {applied.stderr}"
+    r07 = patched[0].suggested_patch
+    assert _git(checkout, "apply", "-", stdin=r07).returncode == 0
+    run = subprocess.run(
+        [sys.executable, "samples/review/scheduler.py"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # With R07 fixed, the exactly-fitting request is admitted and no block leaks.
+    assert run.stdout.splitlines()[0] == "['req-1'] 0"
+
+
+# --- the schema --------------------------------------------------------------------------
+
+
+def _walk_properties(schema: Any, where: str = "") -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    if isinstance(schema, dict):
+        for name, sub in schema.get("properties", {}).items():
+            found.append((f"{where}.{name}", sub))
+        for key, sub in schema.items():
+            if key in ("properties", "$defs"):
+                for name, inner in sub.items():
+                    found += _walk_properties(inner, f"{where}.{name}")
+            elif isinstance(sub, dict):
+                found += _walk_properties(sub, f"{where}.{key}")
+    return found
+
+
+def test_schema_is_draft_2020_12_with_titles_and_descriptions_everywhere():
+    schema = json.loads((ROOT / "schema" / "findings.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"] == "https://rlt-rules.example/schema/findings.schema.json"
+    properties = _walk_properties(schema)
+    assert len(properties) >= 13
+    for where, sub in properties:
+        if "$ref" in sub:
+            target = schema["$defs"][sub["$ref"].rsplit("/", 1)[1]]
+            sub = target
+        assert sub.get("title") and sub.get("description"), f"{where} lacks title/description"
+    for name in ("", "finding", "location"):
+        node = schema["$defs"][name] if name else schema
+        assert node["additionalProperties"] is False, name
+
+
+def test_schema_accepts_the_sample_as_plain_data():
+    schema = json.loads((ROOT / "schema" / "findings.schema.json").read_text(encoding="utf-8"))
+    data = yaml.safe_load(SAMPLE_FINDINGS.read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(data)) == []
+
+
+# --- bad findings: each at its exact position --------------------------------------------
+
+BAD = "tests/fixtures/findings/bad"
+BAD_CASES = [
+    ("unknown-rule.yaml", ["3:11: unknown rule 'R99': library 1.2.0 has rules R01, R02, R05"]),
+    (
+        "retired-rule.yaml",
+        [
+            "3:11: rule R01 is retired (Covered by R05 since 1.2.0): cite a current rule or drop "
+            "the finding"
+        ],
+    ),
+    ("empty-trigger.yaml", ["8:14: findings[0].trigger is empty: write it"]),
+    ("blank-trigger.yaml", ["8:14: findings[0].trigger is blank: write it"]),
+    ("missing-trigger.yaml", ["3:5: missing required field 'trigger' in findings[0]"]),
+    (
+        "beyond-end-of-file.yaml",
+        ["7:17: findings[0].location.end_line 40 is beyond the end of src/app.py (11 lines)"],
+    ),
+    (
+        "missing-path.yaml",
+        ["5:13: findings[0].location.path 'src/missing.py' does not exist in the repository"],
+    ),
+    (
+        "start-after-end.yaml",
+        [
+            "6:19: findings[0].location.start_line 8 is after end_line 3: a location is an "
+            "inclusive range, start_line <= end_line"
+        ],
+    ),
+    (
+        "column-beyond-line.yaml",
+        [
+            "8:15: findings[0].location.column 30 is beyond the end of line 2 of src/app.py "
+            "(14 characters)"
+        ],
+    ),
+    (
+        "path-outside-repo.yaml",
+        [
+            "5:13: findings[0].location.path '../outside.py' is not valid: the file's path "
+            "relative to the repository root, with forward slashes and no leading '/' or '..' part"
+        ],
+    ),
+    (
+        "rule-id-pattern.yaml",
+        [
+            "3:11: findings[0].rule 'r5' is not valid: the id of the rule the code breaks, an R "
+            "and its number (e.g. R03)"
+        ],
+    ),
+    (
+        "unknown-location-field.yaml",
+        [
+            "8:7: unknown field 'line' in findings[0].location; allowed fields: column, end_line, "
+            "path, start_line"
+        ],
+    ),
+    ("line-as-string.yaml", ["6:19: findings[0].location.start_line must be an integer, got '1'"]),
+    (
+        "version-as-number.yaml",
+        [
+            "1:18: library_version must be a string, got number '1.2': YAML 1.1 reads an unquoted "
+            '1.2 as a number; quote it: "1.2"'
+        ],
+    ),
+    (
+        "duplicate-key.yaml",
+        [
+            "7:5: duplicate key 'impact': already set at line 6, column 5; YAML would silently "
+            "keep only this one: remove one"
+        ],
+    ),
+    (
+        "patch-does-not-apply.yaml",
+        [
+            "16:7: findings[0].suggested_patch: does not apply: line 10 of src/app.py is "
+            "'        return None', the patch expects '        return []'"
+        ],
+    ),
+    (
+        "patch-other-file.yaml",
+        [
+            "12:7: findings[0].suggested_patch: the patch changes 'src/other.py', not the "
+            "location's file 'src/app.py'"
+        ],
+    ),
+    (
+        "patch-hunk-count.yaml",
+        [
+            "14:7: findings[0].suggested_patch: hunk header promises 3 old and 2 new line(s), its "
+            "body has 2 and 2"
+        ],
+    ),
+    (
+        "patch-no-header.yaml",
+        [
+            "12:7: findings[0].suggested_patch: the patch needs '--- a/PATH' and '+++ b/PATH' "
+            "header lines"
+        ],
+    ),
+    (
+        "patch-beyond-end.yaml",
+        [
+            "14:7: findings[0].suggested_patch: the hunk reaches line 12, beyond the end of "
+            "src/app.py (11 lines)"
+        ],
+    ),
+    # JSON: libyaml parses JSON (YAML 1.2 flow syntax), so positions come for free.
+    ("unknown-rule.json", ["9:14: unknown rule 'R42': library 1.2.0 has rules R01, R02, R05"]),
+    (
+        "bad-severity.json",
+        ["5:68: findings[0].severity must be one of: error, warning, note; got 'critical'"],
+    ),
+    (
+        "duplicate-key.json",
+        [
+            "1:46: duplicate key 'library_version': already set at line 1, column 2; YAML would "
+            "silently keep only this one: remove one"
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), BAD_CASES, ids=[name for name, _ in BAD_CASES])
+def test_bad_findings_fail_at_their_exact_position(monkeypatch, name, expected):
+    monkeypatch.chdir(ROOT)
+    shown = f"{BAD}/{name}"
+    code, out, err = run_cli(
+        "findings", "check", shown, "--rules", str(FIXTURE_LIBRARY), "--repo", str(FIXTURE_REPO)
+    )
+    assert code == 1
+    assert out == ""
+    assert err.splitlines()[:-1] == [f"{shown}:{line}" for line in expected]
+    assert err.splitlines()[-1] == f"{len(expected)} error(s), 0 warning(s)"
+
+
+WARNING_CASES = [
+    (
+        "deprecated-rule.yaml",
+        "3:11: warning: rule R02 is deprecated: cite R05 (Fixture rule 05), which replaces it",
+    ),
+    (
+        "other-library-version.yaml",
+        "1:18: warning: the review cites library version 1.0.0, but the library is 1.2.0: "
+        "check each finding against the current rules and update library_version",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), WARNING_CASES, ids=[n for n, _ in WARNING_CASES])
+def test_warnings_are_reported_but_do_not_fail(monkeypatch, fixture_library, name, expected):
+    monkeypatch.chdir(ROOT)
+    shown = f"{BAD}/{name}"
+    code, out, err = run_cli("findings", "check", shown, "--rules", str(FIXTURE_LIBRARY))
+    assert (code, out, err) == (0, "ok: 1 finding(s), 1 warning(s)\n", f"{shown}:{expected}\n")
+    result = check_review(ROOT / shown, fixture_library, None, shown)
+    assert result.review is not None
+    assert [d.severity for d in result.diagnostics] == [rlt_rules.Severity.WARNING]
+
+
+def test_repo_checks_need_repo(monkeypatch):
+    """Without --repo, paths and line ranges are not checked against files (start > end is)."""
+    monkeypatch.chdir(ROOT)
+    for name in ("beyond-end-of-file.yaml", "missing-path.yaml", "patch-does-not-apply.yaml"):
+        code, _, err = run_cli(
+            "findings", "check", f"{BAD}/{name}", "--rules", str(FIXTURE_LIBRARY)
+        )
+        assert (code, err) == (0, ""), name
+    code, _, _ = run_cli(
+        "findings", "check", f"{BAD}/start-after-end.yaml", "--rules", str(FIXTURE_LIBRARY)
+    )
+    assert code == 1
+
+
+def test_every_bad_fixture_is_covered():
+    covered = {name for name, _ in BAD_CASES} | {name for name, _ in WARNING_CASES}
+    assert covered == {path.name for path in (FIXTURES / "bad").iterdir()}
+
+
+def test_good_fixtures_pass_in_yaml_and_json(fixture_library):
+    for name in ("good.yaml", "good.json"):
+        result = check_review(FIXTURES / name, fixture_library, FIXTURE_REPO)
+        assert [str(d) for d in result.diagnostics] == [], name
+        assert result.review is not None
+
+
+def test_json_and_yaml_give_the_same_review(tmp_path, library, sample):
+    data = yaml.safe_load(SAMPLE_FINDINGS.read_text(encoding="utf-8"))
+    as_json = tmp_path / "findings.json"
+    as_json.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    assert load_review(as_json, library, ROOT) == (sample, ())
+    minified = tmp_path / "min.json"
+    minified.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    assert load_review(minified, library, ROOT) == (sample, ())
+
+
+def test_load_review_raises_with_every_error(fixture_library):
+    with pytest.raises(FindingsError) as raised:
+        load_review(FIXTURES / "bad" / "unknown-rule.yaml", fixture_library)
+    assert [str(d) for d in raised.value.diagnostics] == [
+        f"{FIXTURES}/bad/unknown-rule.yaml:3:11: unknown rule 'R99': library 1.2.0 has rules "
+        "R01, R02, R05"
+    ]
+
+
+def test_review_round_trips_through_plain_data(sample):
+    assert Review.from_dict(sample.to_dict()) == sample
+    assert sample.to_dict()["findings"][0]["severity"] == "error"
+
+
+def test_cli_usage_errors_exit_2(tmp_path):
+    assert run_cli("findings", "check", str(tmp_path / "none.yaml"))[0] == 2
+    code, _, err = run_cli(
+        "findings", "check", str(SAMPLE_FINDINGS), "--rules", str(tmp_path / "none")
+    )
+    assert code == 2 and "no such directory" in err
+    code, _, err = run_cli(
+        "findings", "check", str(SAMPLE_FINDINGS), "--repo", str(tmp_path / "none")
+    )
+    assert code == 2 and "--repo" in err
+
+
+# --- SARIF -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sarif_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def test_sarif_validates_against_the_official_schema(sarif_validator, library, sample):
+    log = sarif_log(sample, library, SITE)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in sarif_validator.iter_errors(log)]
+    assert errors == []
+    # The validator is live: a wrong level is rejected.
+    broken = json.loads(json.dumps(log))
+    broken["runs"][0]["results"][0]["level"] = "fatal"
+    assert list(sarif_validator.iter_errors(broken)) != []
+
+
+def test_sarif_results_point_at_rules_locations_and_pages(library, sample):
+    run = sarif_log(sample, library, SITE)["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == [f"R{n:02d}" for n in range(1, 18)]
+    assert run["tool"]["driver"]["version"] == library.version
+    results = run["results"]
+    assert len(results) == len(sample.findings)
+    for result, finding in zip(results, sample.findings, strict=True):
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding.rule
+        assert rules[result["ruleIndex"]]["helpUri"] == f"{SITE}rules/{finding.rule}/"
+        assert result["level"] == str(finding.severity)
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == finding.location.path
+        assert location["region"]["startLine"] == finding.location.start_line
+        assert location["region"]["endLine"] == finding.location.end_line
+        assert location["region"].get("startColumn") == finding.location.column
+        text = result["message"]["text"]
+        assert text.startswith(finding.trigger)
+        assert f"Impact: {finding.impact}" in text and f"Correction: {finding.correction}" in text
+    assert [r["level"] for r in results] == [
+        "error",
+        "error",
+        "warning",
+        "warning",
+        "note",
+        "error",
+    ]
+
+
+def _apply_sarif_fix(text: str, fix: dict[str, Any]) -> str:
+    """Apply a SARIF fix's line/column replacements to ``text`` (last first, as viewers do)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column - 1
+
+    (change,) = fix["artifactChanges"]
+    replacements = sorted(
+        change["replacements"], key=lambda r: r["deletedRegion"]["startLine"], reverse=True
+    )
+    for replacement in replacements:
+        region = replacement["deletedRegion"]
+        begin = offset(region["startLine"], region["startColumn"])
+        end = offset(region["endLine"], region["endColumn"])
+        inserted = replacement.get("insertedContent", {}).get("text", "")
+        text = text[:begin] + inserted + text[end:]
+    return text
+
+
+def test_sarif_fixes_change_the_file_as_git_apply_does(tmp_path, library, sample):
+    results = sarif_log(sample, library, None)["runs"][0]["results"]
+    original = SAMPLE_CODE.read_text(encoding="utf-8")
+    fixed = 0
+    for result, finding in zip(results, sample.findings, strict=True):
+        if finding.suggested_patch is None:
+            assert "fixes" not in result
+            continue
+        assert result["properties"]["suggestedPatch"] == finding.suggested_patch
+        checkout = _sample_checkout(tmp_path / finding.rule)
+        applied = _git(checkout, "apply", "-", stdin=finding.suggested_patch)
+        assert applied.returncode == 0, applied.stderr
+        expected = (checkout / "samples" / "review" / "scheduler.py").read_text(encoding="utf-8")
+        (fix,) = result["fixes"]
+        assert fix["artifactChanges"][0]["artifactLocation"]["uri"] == finding.location.path
+        assert _apply_sarif_fix(original, fix) == expected
+        fixed += 1
+    assert fixed == 2
+
+
+def test_sarif_without_site_url_has_no_help_uri(library, sample):
+    rules = sarif_log(sample, library, None)["runs"][0]["tool"]["driver"]["rules"]
+    assert all("helpUri" not in rule for rule in rules)
+
+
+def test_sarif_cli_writes_atomically_and_not_on_error(tmp_path, monkeypatch):
+    target = tmp_path / "review.sarif"
+    code, out, err = run_cli(
+        "findings",
+        "sarif",
+        str(SAMPLE_FINDINGS),
+        "--rules",
+        str(ROOT / "rules"),
+        "--site-url",
+        SITE,
+        "-o",
+        str(target),
+    )
+    assert (code, out, err) == (0, "", "")
+    assert json.loads(target.read_text(encoding="utf-8"))["version"] == "2.1.0"
+    assert [p.name for p in tmp_path.iterdir()] == ["review.sarif"]
+
+    monkeypatch.chdir(ROOT)
+    other = tmp_path / "bad.sarif"
+    code, out, err = run_cli(
+        "findings",
+        "sarif",
+        f"{BAD}/unknown-rule.yaml",
+        "--rules",
+        str(FIXTURE_LIBRARY),
+        "-o",
+        str(other),
+    )
+    assert code == 1 and out == ""
+    assert err.startswith(f"{BAD}/unknown-rule.yaml:3:11: unknown rule 'R99'")
+    assert not other.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["review.sarif"]
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+
+def test_markdown_groups_by_file_and_links_each_rule(library, sample):
+    text = render_markdown(sample, library, SITE)
+    assert text.startswith("## Review: 6 findings in 1 file\n")
+    assert text.count("### `samples/review/scheduler.py`") == 1
+    for finding in sample.findings:
+        title = library.rule(finding.rule).title
+        assert f"[{finding.rule} — {title}]({SITE}rules/{finding.rule}/)" in text
+    # Within a file, findings are in line order, each with its location.
+    headings = [line for line in text.splitlines() if line.startswith("#### ")]
+    assert [h.split(":")[0] for h in headings] == [
+        "#### Lines 57–62",
+        "#### Line 66, column 9",
+        "#### Line 93, column 22",
+        "#### Lines 96–97, column 12",
+        "#### Line 97, column 13",
+        "#### Lines 99–103",
+    ]
+    assert text.count("```diff\n--- a/samples/review/scheduler.py\n") == 2
+
+
+def test_markdown_escapes_plain_text_and_keeps_code_spans(fixture_library):
+    review, _ = load_review(FIXTURES / "good.yaml", fixture_library, FIXTURE_REPO)
+    text = render_markdown(review, fixture_library, None)
+    html = python_markdown.markdown(text, extensions=["fenced_code"])
+    assert "&lt;b&gt;and&lt;/b&gt;" in html and "<b>" not in html
+    assert "<em>" not in html and "*real*" in html.replace("&#42;", "*")
+    assert "<code>mean()</code>" in html and "<code>None</code>" in html
+    assert "&amp; may divide" in html
+    # A line of the correction that starts with "- " stays text, not a list.
+    assert "<li>" not in html
+    assert '<pre><code class="language-diff">--- a/src/app.py' in html
+    assert '<a href="rules/R05/">R05 — Fixture rule 05</a>' in html
+
+
+def test_plain_text_and_code_span_helpers():
+    assert plain_text("use ``a`b`` not `x` <y>") == "use ``a`b`` not `x` &lt;y&gt;"
+    assert plain_text("an unmatched ` tick") == "an unmatched &#96; tick"
+    assert plain_text("one\ntwo\n\n1. three") == "one two\n\n1&#46; three"
+    assert code_span("a`b") == "``a`b``"
+    assert code_span("`x") == "`` `x ``"
+
+
+# --- patches -----------------------------------------------------------------------------
+
+
+def test_patch_replacements_per_run_of_changed_lines():
+    patch = parse_patch(
+        "--- a/f.py\n+++ b/f.py\n@@ -2,3 +2,4 @@\n a\n-b\n+B\n+B2\n c\n@@ -9,0 +11,1 @@\n+z\n"
+    )
+    assert patch.path == "f.py"
+    assert patch.replacements() == (
+        Replacement(start_line=3, deleted_count=1, inserted=("B", "B2")),
+        Replacement(start_line=10, deleted_count=0, inserted=("z",)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "index", "message"),
+    [
+        ("just text\n", 0, "not a unified diff: expected '--- a/PATH' then '+++ b/PATH'"),
+        ("--- a/f\n+++ b/f\n", 1, "the patch has no hunks ('@@ -LINE,COUNT +LINE,COUNT @@')"),
+        (
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n c\n",
+            5,
+            "the hunk above has more lines than its header counts",
+        ),
+        (
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--- a/g\n",
+            5,
+            "the patch changes a second file: suggest one file per finding",
+        ),
+        (
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n",
+            0,
+            "the patch must change the location's file, not create or delete",
+        ),
+    ],
+)
+def test_patch_errors_name_the_line(text, index, message):
+    with pytest.raises(PatchError) as raised:
+        parse_patch(text)
+    assert (raised.value.index, raised.value.message) == (index, message)
+
+
+# --- the site page -----------------------------------------------------------------------
+
+
+def test_site_page_shows_code_and_review_with_rule_links(library, sample):
+    page = site_page(library, SITE)
+    assert page.startswith("# What a review with these rules looks like\n")
+    code = SAMPLE_CODE.read_text(encoding="utf-8")
+    assert code.rstrip("\n") in page
+    assert 'linenums="1"' in page
+    assert 'hl_lines="57-62 66 93 96-97 99-103"' in page
+    for finding in sample.findings:
+        assert f"]({SITE}rules/{finding.rule}/)" in page
+    assert "### `samples/review/scheduler.py`" in page
+    relative = site_page(library, None)
+    for finding in sample.findings:
+        assert f"](rules/{finding.rule}.md)" in relative
+
+
+def test_site_page_rejects_a_sample_that_does_not_check(tmp_path, library):
+    sample_dir = tmp_path / "samples" / "review"
+    shutil.copytree(SAMPLE_DIR, sample_dir)
+    findings = sample_dir / "findings.yaml"
+    findings.write_text(
+        findings.read_text(encoding="utf-8").replace("start_line: 99", "start_line: 200"),
+        encoding="utf-8",
+    )
+    with pytest.raises(FindingsError) as raised:
+        site_page(library, None, sample_dir)
+    assert [str(d) for d in raised.value.diagnostics] == [
+        "samples/review/findings.yaml:114:19: findings[5].location.start_line 200 is after "
+        "end_line 103: a location is an inclusive range, start_line <= end_line"
+    ]
+
+
+def test_site_page_builds_with_mkdocs_material_strict(tmp_path, library):
+    """The page renders in a real strict MkDocs-Material build: line numbers, links checked."""
+    docs = tmp_path / "docs"
+    (docs / "rules").mkdir(parents=True)
+    (docs / "index.md").write_text("# Home\n", encoding="utf-8")
+    for rule in library.rules:
+        (docs / "rules" / f"{rule.id}.md").write_text(f"# {rule.id}\n", encoding="utf-8")
+    (docs / "review-example.md").write_text(site_page(library, None), encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: Test\ndocs_dir: docs\nsite_dir: build\nstrict: true\n"
+        "theme:\n  name: material\n"
+        "markdown_extensions:\n  - pymdownx.highlight\n  - pymdownx.superfences\n",
+        encoding="utf-8",
+    )
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    html = (tmp_path / "build" / "review-example" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../rules/R03/"' in html
+    assert "linenos" in html or "linenodiv" in html
+    assert '<span class="hll">' in html
+    assert "What a review with these rules looks like" in html

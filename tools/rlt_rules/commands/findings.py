@@ -1,0 +1,157 @@
+"""``rlt-rules findings check|sarif|markdown FILE``: check a review and show it where teams look.
+
+Every subcommand checks the findings file first (schema, library, and the reviewed files when
+``--repo`` is given) and prints each problem as ``path:line:column: message`` on stderr.
+Errors stop it with exit 1; warnings (a deprecated rule, another library version) do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..export.atomic import write_atomic
+from ..findings import markdown as findings_markdown
+from ..findings import sarif as findings_sarif
+from ..findings.check import CheckResult, check_review
+from ..model import Library
+from ..validate import load_library
+
+DEFAULT_RULES_DIR = "rules"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "findings",
+        help="check review findings that cite the rules; render them as SARIF or Markdown",
+        description="Review findings (schema/findings.schema.json, YAML or JSON) cite rules of "
+        "this library. `check` reports every problem as path:line:column; `sarif` and "
+        "`markdown` check first, then render. Exit 0 when clean (warnings allowed), 1 when the "
+        "findings or the library have errors, 2 on usage errors.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    check = actions.add_parser(
+        "check",
+        help="check a findings file against the schema, the library and the reviewed code",
+        description="Check a findings file. With --repo, also check that each location's file "
+        "exists, its lines exist and each suggested patch applies.",
+    )
+    _common(check)
+    check.set_defaults(handler=run_check)
+
+    sarif = actions.add_parser(
+        "sarif",
+        help="write the findings as SARIF 2.1.0 (GitHub code scanning, SARIF viewers)",
+        description="Check, then write a SARIF 2.1.0 log with the library's rules in "
+        "tool.driver.rules and one result per finding.",
+    )
+    _common(sarif)
+    _output(sarif)
+    sarif.add_argument(
+        "--site-url",
+        metavar="URL",
+        help="the published site, for each rule's helpUri (<URL>rules/R03/)",
+    )
+    sarif.set_defaults(handler=run_sarif)
+
+    markdown = actions.add_parser(
+        "markdown",
+        help="write the findings as one Markdown review comment, grouped by file",
+        description="Check, then write one Markdown review comment with each finding linked "
+        "to its rule's page.",
+    )
+    _common(markdown)
+    _output(markdown)
+    markdown.add_argument(
+        "--site-url",
+        metavar="URL",
+        help="the published site, for rule links (<URL>rules/R03/; default: relative links)",
+    )
+    markdown.set_defaults(handler=run_markdown)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the findings file (.yaml, .yml or .json)")
+    parser.add_argument(
+        "--rules",
+        metavar="DIR",
+        default=DEFAULT_RULES_DIR,
+        help="the rules directory (default: rules)",
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="DIR",
+        help="the reviewed repository's root: check paths, line ranges and patches against it",
+    )
+
+
+def _output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="write here (replaced atomically) instead of to stdout",
+    )
+
+
+def _checked(args: argparse.Namespace) -> tuple[Library, CheckResult]:
+    from ..cli import UsageError
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    rules = Path(args.rules)
+    if not rules.is_dir():
+        raise UsageError(f"{args.rules}: no such directory (pass --rules DIR)")
+    repo = None
+    if args.repo is not None:
+        repo = Path(args.repo)
+        if not repo.is_dir():
+            raise UsageError(f"{args.repo}: no such directory (--repo)")
+    library = load_library(rules)
+    result = check_review(path, library, repo, args.file)
+    for diagnostic in result.diagnostics:
+        print(diagnostic, file=sys.stderr)
+    return library, result
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_INVALID, EXIT_OK
+
+    _library, result = _checked(args)
+    if result.review is None:
+        print(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s)", file=sys.stderr)
+        return EXIT_INVALID
+    findings = len(result.review.findings)
+    print(f"ok: {findings} finding(s), {len(result.warnings)} warning(s)")
+    return EXIT_OK
+
+
+def _emit(args: argparse.Namespace, data: bytes) -> None:
+    if args.output:
+        write_atomic(Path(args.output), data)
+    else:
+        sys.stdout.write(data.decode("utf-8"))
+
+
+def run_sarif(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_INVALID, EXIT_OK
+
+    library, result = _checked(args)
+    if result.review is None:
+        return EXIT_INVALID
+    _emit(args, findings_sarif.render(result.review, library, args.site_url))
+    return EXIT_OK
+
+
+def run_markdown(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_INVALID, EXIT_OK
+
+    library, result = _checked(args)
+    if result.review is None:
+        return EXIT_INVALID
+    text = findings_markdown.render_markdown(result.review, library, args.site_url)
+    _emit(args, text.encode("utf-8"))
+    return EXIT_OK

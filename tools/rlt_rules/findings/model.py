@@ -1,0 +1,136 @@
+"""The contracts of a review: a :class:`Review` citing a library version, holding findings.
+
+The plain-data format is ``schema/findings.schema.json``; ``from_dict`` expects data that
+:func:`rlt_rules.findings.check.check_review` has already accepted, and ``to_dict`` gives it back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ..model import Diagnostic
+
+
+class FindingSeverity(StrEnum):
+    """How much a finding matters; the names are SARIF's result levels."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+DEFAULT_SEVERITY = FindingSeverity.WARNING
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A file (relative to the repository root) and an inclusive, 1-based line range."""
+
+    path: str
+    start_line: int
+    end_line: int
+    column: int | None = None
+
+    def lines_label(self) -> str:
+        """``line 12`` or ``lines 12–18`` (en dash), for people."""
+        if self.start_line == self.end_line:
+            return f"line {self.start_line}"
+        return f"lines {self.start_line}–{self.end_line}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+        }
+        if self.column is not None:
+            data["column"] = self.column
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Location:
+        return cls(
+            path=data["path"],
+            start_line=data["start_line"],
+            end_line=data["end_line"],
+            column=data.get("column"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One place where the reviewed code breaks one rule, explained as the preamble asks."""
+
+    rule: str
+    location: Location
+    trigger: str
+    impact: str
+    correction: str
+    severity: FindingSeverity = DEFAULT_SEVERITY
+    suggested_patch: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "rule": self.rule,
+            "location": self.location.to_dict(),
+            "trigger": self.trigger,
+            "impact": self.impact,
+            "correction": self.correction,
+            "severity": str(self.severity),
+        }
+        if self.suggested_patch is not None:
+            data["suggested_patch"] = self.suggested_patch
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        return cls(
+            rule=data["rule"],
+            location=Location.from_dict(data["location"]),
+            trigger=data["trigger"],
+            impact=data["impact"],
+            correction=data["correction"],
+            severity=FindingSeverity(data.get("severity", DEFAULT_SEVERITY)),
+            suggested_patch=data.get("suggested_patch"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A review: the library version it cites and its findings, in reading order."""
+
+    library_version: str
+    findings: tuple[Finding, ...]
+
+    def by_file(self) -> dict[str, tuple[Finding, ...]]:
+        """Findings grouped by file: files in order of first appearance, findings by line."""
+        groups: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            groups.setdefault(finding.location.path, []).append(finding)
+        return {
+            path: tuple(sorted(items, key=lambda f: (f.location.start_line, f.location.end_line)))
+            for path, items in groups.items()
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library_version": self.library_version,
+            "findings": [finding.to_dict() for finding in self.findings],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Review:
+        return cls(
+            library_version=data["library_version"],
+            findings=tuple(Finding.from_dict(item) for item in data["findings"]),
+        )
+
+
+class FindingsError(Exception):
+    """Raised by the Python API when a findings file has errors; carries every diagnostic."""
+
+    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics))

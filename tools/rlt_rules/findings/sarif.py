@@ -1,0 +1,103 @@
+"""A checked :class:`Review` as a SARIF 2.1.0 log, for GitHub code scanning and SARIF viewers.
+
+The run's ``tool.driver`` is the library's own descriptor from :mod:`rlt_rules.export.sarif`
+(every rule, with ``helpUri`` to its page when a site URL is given); each finding becomes a
+``result`` pointing at its rule by ``ruleId`` and ``ruleIndex``. A suggested patch becomes a
+SARIF ``fix`` (one replacement per run of changed lines) unless it ends without a newline,
+which a line-based replacement cannot express; the raw diff is kept in ``properties``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..export.sarif import SARIF_SCHEMA, SARIF_VERSION, driver
+from ..model import Library
+from .model import Finding, Review
+from .patch import Replacement, parse_patch
+
+
+def sarif_log(review: Review, library: Library, site_url: str | None) -> dict[str, Any]:
+    """One run: the library as the tool, and one result per finding in review order."""
+    tool = driver(library, site_url)
+    index_of = {descriptor["id"]: index for index, descriptor in enumerate(tool["rules"])}
+    results = [_result(finding, index_of[finding.rule]) for finding in review.findings]
+    run: dict[str, Any] = {
+        "tool": {"driver": tool},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+        "properties": {"libraryVersionCited": review.library_version},
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render(review: Review, library: Library, site_url: str | None) -> bytes:
+    text = json.dumps(sarif_log(review, library, site_url), ensure_ascii=False, indent=2)
+    return (text + "\n").encode("utf-8")
+
+
+def message_text(finding: Finding) -> str:
+    """The result message: the trigger first (viewers show the first line), then the rest."""
+    return (
+        f"{finding.trigger.strip()}\n\nImpact: {finding.impact.strip()}\n\n"
+        f"Correction: {finding.correction.strip()}"
+    )
+
+
+def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+    location = finding.location
+    region: dict[str, Any] = {"startLine": location.start_line, "endLine": location.end_line}
+    if location.column is not None:
+        region["startColumn"] = location.column
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index,
+        "level": str(finding.severity),
+        "message": {"text": message_text(finding)},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": location.path},
+                    "region": region,
+                }
+            }
+        ],
+    }
+    properties: dict[str, Any] = {
+        "trigger": finding.trigger,
+        "impact": finding.impact,
+        "correction": finding.correction,
+    }
+    if finding.suggested_patch is not None:
+        properties["suggestedPatch"] = finding.suggested_patch
+        patch = parse_patch(finding.suggested_patch)
+        if not patch.newline_markers:
+            result["fixes"] = [
+                {
+                    "description": {"text": finding.correction.strip()},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": location.path},
+                            "replacements": [_replacement(r) for r in patch.replacements()],
+                        }
+                    ],
+                }
+            ]
+    result["properties"] = properties
+    return result
+
+
+def _replacement(replacement: Replacement) -> dict[str, Any]:
+    """Whole lines: from column 1 of the first deleted line to column 1 of the line after."""
+    start = replacement.start_line
+    deleted = {
+        "startLine": start,
+        "startColumn": 1,
+        "endLine": start + replacement.deleted_count,
+        "endColumn": 1,
+    }
+    change: dict[str, Any] = {"deletedRegion": deleted}
+    if replacement.inserted:
+        change["insertedContent"] = {"text": "".join(f"{line}\n" for line in replacement.inserted)}
+    return change
