@@ -15,11 +15,18 @@ from . import __version__
 from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
+from .commands import release as release_command
 from .commands import validate as validate_command
 from .model import LibraryError
 
 #: Every command group, in the order ``--help`` lists them.
-COMMAND_MODULES = (validate_command, examples_command, export_command, findings_command)
+COMMAND_MODULES = (
+    validate_command,
+    examples_command,
+    export_command,
+    findings_command,
+    release_command,
+)
 
 EXIT_OK = 0
 EXIT_INVALID = 1

@@ -149,6 +149,10 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
     diagnostics.extend(
         _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
     )
+    # Imported here: releases reads bundles, and the bundle loader imports this module.
+    from .releases import release_diagnostics
+
+    diagnostics.extend(release_diagnostics(root, library_doc, rule_docs, shown))
     diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
     if diagnostics or library_doc is None:
