@@ -256,6 +256,13 @@ BAD_CASES = [
     ),
     ("line-as-string.yaml", ["6:19: findings[0].location.start_line must be an integer, got '1'"]),
     (
+        "line-as-float.yaml",
+        [
+            "7:17: findings[0].location.end_line must be an integer, got 2.0: write it without "
+            "a decimal point"
+        ],
+    ),
+    (
         "version-as-number.yaml",
         [
             "1:18: library_version must be a string, got number '1.2': YAML 1.1 reads an unquoted "
@@ -574,6 +581,20 @@ def test_markdown_groups_by_file_and_links_each_rule(library, sample):
     assert text.count("```diff\n--- a/samples/review/scheduler.py\n") == 2
 
 
+def test_markdown_cli_prints_the_comment(library, sample):
+    code, out, err = run_cli(
+        "findings",
+        "markdown",
+        str(SAMPLE_FINDINGS),
+        "--rules",
+        str(ROOT / "rules"),
+        "--site-url",
+        SITE,
+    )
+    assert (code, err) == (0, "")
+    assert out == render_markdown(sample, library, SITE)
+
+
 def test_markdown_escapes_plain_text_and_keeps_code_spans(fixture_library):
     review, _ = load_review(FIXTURES / "good.yaml", fixture_library, FIXTURE_REPO)
     text = render_markdown(review, fixture_library, None)
@@ -646,10 +667,11 @@ def test_site_page_shows_code_and_review_with_rule_links(library, sample):
     assert page.startswith("# What a review with these rules looks like\n")
     code = SAMPLE_CODE.read_text(encoding="utf-8")
     assert code.rstrip("\n") in page
-    assert 'linenums="1"' in page
+    assert '```python title="samples/review/scheduler.py" linenums="1"' in page
     assert 'hl_lines="57-62 66 93 96-97 99-103"' in page
     for finding in sample.findings:
         assert f"]({SITE}rules/{finding.rule}/)" in page
+    assert "## Review: 6 findings in 1 file" in page
     assert "### `samples/review/scheduler.py`" in page
     relative = site_page(library, None)
     for finding in sample.findings:
@@ -699,4 +721,5 @@ def test_site_page_builds_with_mkdocs_material_strict(tmp_path, library):
     assert 'href="../rules/R03/"' in html
     assert "linenos" in html or "linenodiv" in html
     assert '<span class="hll">' in html
+    assert '<span class="kn">from</span>' in html  # Highlighted as Python.
     assert "What a review with these rules looks like" in html

@@ -70,9 +70,8 @@ def site_page(library: Library, site_url: str | None, sample_dir: Path = SAMPLE_
         "it against the library and the code, `rlt-rules findings markdown` renders it as below, "
         "and `rlt-rules findings sarif` turns it into code-scanning results.",
         f"## The code under review: `{shown_code}`",
-        code_block(code, f' title="{shown_code}" linenums="1" hl_lines="{_ranges(marked)}"'),
-        "## The review",
-        render_markdown(review, library, site_url, heading_level=3, link=link).rstrip("\n"),
+        code_block(code, f'python title="{shown_code}" linenums="1" hl_lines="{_ranges(marked)}"'),
+        render_markdown(review, library, site_url, heading_level=2, link=link).rstrip("\n"),
         "## Write your own",
         code_block(
             f"rlt-rules findings check {shown_findings} --repo .\n"

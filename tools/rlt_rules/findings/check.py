@@ -142,6 +142,17 @@ def _finding_diagnostics(
 
     location = finding["location"]
     where: JsonPath = (*base, "location")
+    fractional = [key for key in ("start_line", "end_line", "column") if _is_float(location, key)]
+    for key in fractional:
+        yield _at(
+            document,
+            (*where, key),
+            f"findings[{index}].location.{key} must be an integer, got {location[key]!r}: "
+            "write it without a decimal point",
+            rule_id,
+        )
+    if fractional:
+        return
     start, end = location["start_line"], location["end_line"]
     if start > end:
         yield _at(
@@ -163,6 +174,11 @@ def _finding_diagnostics(
     patch_text = finding.get("suggested_patch")
     if patch_text is not None:
         yield from _patch_diagnostics(document, index, patch_text, location["path"], lines, rule_id)
+
+
+def _is_float(mapping: dict[str, Any], key: str) -> bool:
+    """JSON Schema counts 3.0 as an integer; a line number must be written as one."""
+    return isinstance(mapping.get(key), float)
 
 
 def _range_diagnostics(
