@@ -353,6 +353,16 @@ def test_release_replaces_since_next_and_sets_the_version(project: Path, capsys)
     assert not list((project / "releases").glob(".*")), "no temporary file left behind"
 
 
+def test_release_keeps_crlf_line_endings(project: Path):
+    rules = project / "rules"
+    path = add_rule(rules, "R05", "Fixture rule 05", "Statement 05.")
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert main(["release", "2.1.0"]) == 0
+    data = path.read_bytes()
+    assert b"\r\nsince: 2.1.0\r\n" in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+
+
 def test_an_interrupted_release_can_be_run_again(project: Path):
     rules = project / "rules"
     add_rule(rules, "R05", "Fixture rule 05", "Statement 05.")

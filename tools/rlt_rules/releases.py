@@ -49,9 +49,9 @@ from .export.atomic import write_atomic
 from .export.bundle import render
 from .load import Document
 from .model import Diagnostic, Library, LibraryError, Rule, Status
+from .validate import LIBRARY_FILE
 
 RELEASES_DIR = "releases"
-LIBRARY_FILE = "library.yaml"
 NEXT = "next"
 RULE_ID = re.compile(r"^R([0-9]{2,})$")
 _VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
@@ -511,14 +511,15 @@ def release_diagnostics(
 ) -> list[Diagnostic]:
     """Every way the working rules in ``root`` break the release history (see module doc)."""
     library_shown = shown(root / LIBRARY_FILE)
-    loaded = read_history(root, os.path.dirname(library_shown) or ".")
+    rules_shown = os.path.dirname(library_shown) or "."
+    loaded = read_history(root, rules_shown)
     if loaded.history is None:
         return list(loaded.diagnostics)
     history = loaded.history
     latest = history.latest
     if latest is None:
         return []
-    releases_shown = releases_display(os.path.dirname(library_shown) or ".")
+    releases_shown = releases_display(rules_shown)
     found: list[Diagnostic] = []
 
     library_version = None
@@ -542,7 +543,6 @@ def release_diagnostics(
             )
 
     file_ids = {path.stem for path in root.glob("*.yaml") if path.name != LIBRARY_FILE}
-    rules_shown = os.path.dirname(library_shown) or "."
     for rule_id in sorted(history.released_ids() - file_ids, key=lambda text: int(text[1:])):
         versions = history.versions_of(rule_id)
         last_version, last = versions[-1]
@@ -677,9 +677,12 @@ class PlanResult:
     refusals: tuple[str, ...]
 
 
-_SINCE_LINE = re.compile(r"^since:[ \t]*(?P<value>(['\"]?)next\2)[ \t]*(?:#.*)?$", re.MULTILINE)
+_SINCE_LINE = re.compile(
+    r"^since:[ \t]*(?P<value>(['\"]?)next\2)[ \t]*(?:#[^\r\n]*)?\r?$", re.MULTILINE
+)
 _VERSION_LINE = re.compile(
-    r"^version:[ \t]*(?P<value>(['\"]?)[0-9]+\.[0-9]+\.[0-9]+\2)[ \t]*(?:#.*)?$", re.MULTILINE
+    r"^version:[ \t]*(?P<value>(['\"]?)[0-9]+\.[0-9]+\.[0-9]+\2)[ \t]*(?:#[^\r\n]*)?\r?$",
+    re.MULTILINE,
 )
 
 

@@ -20,7 +20,6 @@ from ..export.atomic import write_atomic
 from ..load import load_yaml
 from ..model import Library, LibraryError
 from ..releases import (
-    LIBRARY_FILE,
     Version,
     compare,
     diff_markdown,
@@ -32,7 +31,7 @@ from ..releases import (
     scaffold_rule,
     write_release,
 )
-from ..validate import schema_diagnostics, validate_directory
+from ..validate import LIBRARY_FILE, schema_diagnostics, validate_directory
 
 DEFAULT_RULES_DIR = "rules"
 
