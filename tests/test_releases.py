@@ -1,6 +1,6 @@
 """Release history: stable ids enforced by validate, release, new and diff.
 
-The fixture ``tests/fixtures/releases/project`` is a library with a two-release history made
+The fixture ``tests/fixtures/release-history/project`` is a library with a two-release history made
 by the tools themselves: 1.0.0 published R01-R03; 2.0.0 retired R02, deprecated R03 in favour
 of R04, added R04 and edited R01. Each test works on a copy.
 """
@@ -39,7 +39,7 @@ from rlt_rules.releases import (
 from rlt_rules.validate import validate_directory
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ROOT / "tests" / "fixtures" / "releases" / "project"
+PROJECT = ROOT / "tests" / "fixtures" / "release-history" / "project"
 RESTORE = "restore rules/{id}.yaml (as released in releases/{last}.json)"
 
 
