@@ -16,6 +16,7 @@ from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
 from .commands import release as release_command
+from .commands import site as site_command
 from .commands import validate as validate_command
 from .model import LibraryError
 
@@ -25,6 +26,7 @@ COMMAND_MODULES = (
     examples_command,
     export_command,
     findings_command,
+    site_command,
     release_command,
 )
 

@@ -1,0 +1,345 @@
+"""The reference site without a browser: strict builds, one page per rule, escaping, failures."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from rlt_rules import load_library
+from rlt_rules.export import site_files
+from rlt_rules.site.pages import md_text, rule_label, split_output
+from rlt_rules.validate import load_schema
+
+# The shared fixtures are a plugin (one session build for both site test modules); register it
+# for assertion rewriting before importing its helpers here.
+pytest.register_assert_rewrite("site_fixtures")
+pytest_plugins = ["site_fixtures"]
+
+from site_fixtures import (  # noqa: E402
+    FIXTURE_RULES,
+    ROOT,
+    BuiltSite,
+    free_port,
+    make_project,
+    run_cli,
+)
+
+
+def read(site: BuiltSite, relative: str) -> str:
+    return (site.directory / relative).read_text(encoding="utf-8")
+
+
+# --- builds -------------------------------------------------------------------------------
+
+
+def test_strict_build_of_the_library_is_clean(built_site: BuiltSite) -> None:
+    assert (built_site.directory / "index.html").is_file()
+    warnings = [line for line in built_site.output.splitlines() if "WARNING" in line]
+    assert not warnings, warnings
+
+
+def test_mkdocs_yml_keeps_strict_mode_for_mike() -> None:
+    """mike's build runs `mkdocs build` without --strict: the config must ask for it."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^strict: true$", text, re.MULTILINE)
+    assert re.search(r"^site_dir: build/site$", text, re.MULTILINE)
+    assert re.search(r"^\s+provider: mike$", text, re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    ("page_name", "content", "expected"),
+    [
+        ("broken.md", "# Broken\n\nSee [a page that is not there](missing.md).\n", "missing.md"),
+        ("marker.md", "# Marker\n\n<!-- rlt:no-such-marker -->\n", "no-such-marker"),
+    ],
+    ids=["broken-link", "unknown-marker"],
+)
+def test_strict_build_fails_on_a_warning(
+    tmp_path: Path, page_name: str, content: str, expected: str
+) -> None:
+    project = make_project(tmp_path / "project", FIXTURE_RULES)
+    (project / "site" / page_name).write_text(content, encoding="utf-8")
+    result = run_cli("site", "build", "--strict", cwd=project)
+    assert result.returncode == 1
+    output = result.stdout + result.stderr
+    assert expected in output
+    assert "Aborted" in output
+    assert not (project / "build" / "site").exists(), "a failed build must not leave a site"
+
+
+def test_invalid_library_stops_the_build_with_positions(tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    shutil.copytree(FIXTURE_RULES, rules)
+    text = (rules / "R04.yaml").read_text(encoding="utf-8")
+    (rules / "R04.yaml").write_text(text.replace("status: active", "status: maybe"), "utf-8")
+    site_dir = tmp_path / "out"
+    result = run_cli("site", "build", "--rules", str(rules), "--site-dir", str(site_dir))
+    assert result.returncode == 1
+    line = text.splitlines().index("status: active") + 1
+    assert re.search(rf"R04\.yaml:{line}:9: .*status", result.stderr), result.stderr
+    assert not site_dir.exists()
+
+
+def test_hook_reports_an_invalid_library_when_mkdocs_runs_directly(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project", FIXTURE_RULES)
+    (project / "rules" / "R09.yaml").unlink()  # R09 is gone: nothing else refers to it
+    (project / "rules" / "R17.yaml").write_text("id: R17\n", encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if key != "RLT_RULES_DIR"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert re.search(r"R17\.yaml:\d+:\d+: ", result.stderr), result.stderr
+    assert not (project / "build" / "site" / "index.html").exists()
+
+
+def test_site_command_without_mkdocs_yml_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("site", "build", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "mkdocs.yml: no such file" in result.stderr
+
+
+# --- pages --------------------------------------------------------------------------------
+
+
+def test_every_rule_has_a_page_linked_from_the_index_and_its_category(
+    built_site: BuiltSite,
+) -> None:
+    library = built_site.library
+    pages = sorted(p.parent.name for p in (built_site.directory / "rules").glob("R*/index.html"))
+    assert pages == sorted(rule.id for rule in library.rules)
+    index = read(built_site, "rules/index.html")
+    for rule in library.rules:
+        page = read(built_site, f"rules/{rule.id}/index.html")
+        assert f"{rule.id} — {html.escape(rule.title, quote=False)}" in page
+        assert f'href="{rule.id}/"' in index
+        category = read(built_site, f"categories/{rule.category}/index.html")
+        assert f'href="../../rules/{rule.id}/"' in category
+
+
+def test_rule_pages_stay_out_of_the_navigation(built_site: BuiltSite) -> None:
+    """Every page embeds the nav: with rule pages in it, output would grow quadratically."""
+    home = read(built_site, "index.html")
+    nav = home[home.index("md-nav--primary") : home.index("md-sidebar--secondary")]
+    assert "rules/R01/" not in nav
+    for category in built_site.library.categories:
+        assert f"categories/{category.id}/" in nav
+
+
+def test_rule_page_holds_every_field_of_the_model(built_site: BuiltSite) -> None:
+    rule = built_site.library.rule("R17")
+    page = read(built_site, "rules/R17/index.html")
+    text = _text(page)
+    for heading in ("Statement", "When it applies", "Impact", "Correction", "Rationale"):
+        assert f">{heading}<" in page
+    assert _text_of_markdown(rule.statement) in text
+    assert _text_of_markdown(rule.impact) in text
+    category = built_site.library.category(rule.category)
+    assert html.escape(category.title, quote=False) in page
+    assert f"{rule.status}" in text and rule.since in text
+    for tag in rule.tags:
+        assert f">{tag}<" in page
+    for related in rule.related:
+        assert f'href="../{related}/"' in page
+    for example in rule.examples:
+        program, output = split_output(example.code)
+        assert html.escape(example.title, quote=False) in page
+        for line in output.splitlines():
+            assert html.escape(line, quote=False) in page
+    assert "#&gt;" not in page  # the expected output is shown as output, not as comments
+    assert 'href="https://git.example/rlt-rules/edit/main/rules/R17.yaml"' in page
+
+
+def test_home_page_has_the_preamble_and_a_reading_path(built_site: BuiltSite) -> None:
+    library = built_site.library
+    home = read(built_site, "index.html")
+    text = _text(home)
+    for paragraph in library.preamble:
+        assert _text_of_markdown(paragraph) in text
+    positions = [home.index(f'href="categories/{c.id}/"') for c in library.categories]
+    assert positions == sorted(positions), "categories out of reading order"
+    for rule in library.rules:
+        assert f'href="rules/{rule.id}/"' in home
+    assert "rlt:" not in home
+
+
+def test_format_reference_lists_every_schema_field(built_site: BuiltSite) -> None:
+    page = read(built_site, "reference/format/index.html")
+    rule_schema = load_schema("rule.schema.json")
+    library_schema = load_schema("library.schema.json")
+    fields = [
+        *rule_schema["properties"].items(),
+        *rule_schema["$defs"]["example"]["properties"].items(),
+        *library_schema["properties"].items(),
+        *library_schema["properties"]["categories"]["items"]["properties"].items(),
+    ]
+    for name, prop in fields:
+        assert f"<code>{name}</code>" in page
+        assert html.escape(prop["title"], quote=False) in page
+        assert _text_of_markdown(prop["description"])[:40] in _text(page)
+
+
+def test_exports_are_published_at_the_site_root(built_site: BuiltSite) -> None:
+    expected = site_files(built_site.library, None)
+    assert expected
+    for relative in expected:
+        assert (built_site.directory / relative).is_file(), relative
+    leftovers = [p.name for p in built_site.directory.rglob(".*.tmp")]
+    assert not leftovers
+
+
+def test_search_index_holds_ids_titles_statements_and_examples(built_site: BuiltSite) -> None:
+    index = json.loads(read(built_site, "search/search_index.json"))
+    by_location = {}
+    for doc in index["docs"]:
+        page = doc["location"].split("#")[0]
+        by_location.setdefault(page, []).append(doc["title"] + " " + doc["text"])
+    for rule in built_site.library.rules:
+        content = " ".join(by_location[f"rules/{rule.id}/"])
+        assert rule.id in content
+        assert _text_of_markdown(rule.statement)[:40] in _text(content)
+
+
+# --- the fixture library: escaping, deprecated and retired rules ---------------------------
+
+
+def test_plain_text_fields_are_escaped_everywhere(fixture_site: BuiltSite) -> None:
+    rule = fixture_site.library.rule("R22")
+    assert "<script>" in rule.title  # the fixture really holds markup
+    raw = ["<script>alert(", "<img src=x", "<em>& Runtime", "<em>example</em>"]
+    for path in fixture_site.directory.rglob("*"):
+        if path.suffix not in {".html", ".json"} or path.name.startswith("rules."):
+            continue  # the exports carry the titles as data; the pages must not run them
+        content = path.read_text(encoding="utf-8")
+        for snippet in raw:
+            assert snippet not in content, f"{path.relative_to(fixture_site.directory)}: {snippet}"
+    page = read(fixture_site, "rules/R22/index.html")
+    escaped_title = html.escape(rule.title, quote=False)
+    assert f"{rule.id} — {escaped_title}" in page.replace("&#34;", '"').replace("&quot;", '"')
+    assert "&lt;script&gt;alert(" in re.search(r"<title>(.*?)</title>", page).group(1)
+    assert "&lt;img src=x onerror=" in page
+    # The statement is Markdown, so its emphasis renders.
+    assert "<strong>escaped</strong>" in page
+
+
+def test_deprecated_rule_says_so_first_and_links_its_replacement(
+    fixture_site: BuiltSite,
+) -> None:
+    page = read(fixture_site, "rules/R20/index.html")
+    notice = page.index("admonition warning")
+    assert notice < page.index('id="statement"')
+    assert "Deprecated" in page[notice : notice + 300]
+    assert 'href="../R17/"' in page[notice : page.index('id="statement"')]
+
+
+def test_retired_rule_says_so_first_with_its_reason(fixture_site: BuiltSite) -> None:
+    rule = fixture_site.library.rule("R21")
+    page = read(fixture_site, "rules/R21/index.html")
+    notice = page.index("admonition danger")
+    assert notice < page.index('id="statement"')
+    assert rule.retired_reason is not None
+    assert rule.retired_reason in page[notice : page.index('id="statement"')]
+
+
+def test_index_rows_carry_the_filter_data(fixture_site: BuiltSite) -> None:
+    index = read(fixture_site, "rules/index.html")
+    for rule in fixture_site.library.rules:
+        row = re.search(rf'<tr [^>]*data-rule="{rule.id}"[^>]*>', index)
+        assert row, rule.id
+        assert f'data-category="{rule.category}"' in row.group(0)
+        assert f'data-status="{rule.status}"' in row.group(0)
+        assert f'data-tags="{" ".join(rule.tags)}"' in row.group(0)
+
+
+# --- pure helpers -------------------------------------------------------------------------
+
+
+def test_split_output_separates_program_and_printed_lines() -> None:
+    code = 'for n in range(2):\n    print(n)\n    #> 0\n    #> 1\nprint("#>")\n#>  spaced\n'
+    program, output = split_output(code)
+    assert program == 'for n in range(2):\n    print(n)\nprint("#>")'
+    assert output == "0\n1\n spaced"
+
+
+def test_md_text_renders_plain_text_literally() -> None:
+    import markdown
+
+    text = 'a <b>x</b> & *y* _z_ [l](u) `c` # | \\ "q"'
+    rendered = markdown.markdown(md_text(text), extensions=["tables"])
+    assert html.unescape(re.sub(r"</?p>", "", rendered)) == text
+
+
+def test_rule_label_escapes_the_title() -> None:
+    library = load_library(FIXTURE_RULES)
+    assert "&lt;script&gt;" in rule_label(library.rule("R22"))
+
+
+# --- serve ----------------------------------------------------------------------------------
+
+
+def test_serve_rebuilds_when_a_rule_file_changes(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project", FIXTURE_RULES)
+    address = f"127.0.0.1:{free_port()}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rlt_rules", "site", "serve", "--dev-addr", address],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = f"http://{address}/rules/R04/"
+        assert "Keep policy decisions separate" in _wait_for(url, "Keep policy", process)
+        rule_file = project / "rules" / "R04.yaml"
+        text = rule_file.read_text(encoding="utf-8")
+        rule_file.write_text(
+            text.replace("title: Keep policy", "title: Freshly edited, keep policy"), "utf-8"
+        )
+        assert "Freshly edited" in _wait_for(url, "Freshly edited", process)
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert "Serving on" in stderr or "Serving on" in stderr.replace("\n", " ")
+
+
+def _wait_for(url: str, wanted: str, process: subprocess.Popen, limit: float = 60.0) -> str:
+    deadline = time.monotonic() + limit
+    body = ""
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"rlt-rules site serve exited: {process.stderr.read()}"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                body = response.read().decode("utf-8")
+            if wanted in body:
+                return body
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{url} never showed {wanted!r}")
+
+
+def _text(page_html: str) -> str:
+    """Visible text, roughly: tags dropped, entities decoded, whitespace collapsed."""
+    inline = re.sub(r"</?(code|em|strong|a|span)\b[^>]*>", "", page_html)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", inline)).split())
+
+
+def _text_of_markdown(markdown_text: str) -> str:
+    """A Markdown field's words as they read on the page (code marks and emphasis dropped)."""
+    return " ".join(re.sub(r"[`*]", "", markdown_text).split())

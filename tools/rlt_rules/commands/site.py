@@ -1,0 +1,212 @@
+"""``rlt-rules site build|serve|deploy``: the reference site, through MkDocs and mike.
+
+Each subcommand validates the library first (so an invalid library exits 1 with every problem
+as path:line:column, before MkDocs starts), then runs ``mkdocs``/``mike`` from this Python
+environment with ``RLT_RULES_DIR`` naming the rules directory for the site hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..site import DEFAULT_RULES_DIR, RULES_DIR_ENV
+from ..validate import load_library
+
+DEFAULT_CONFIG = "mkdocs.yml"
+DEFAULT_DEV_ADDR = "127.0.0.1:8000"
+LATEST_ALIAS = "latest"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "site",
+        help="build, serve or deploy the reference site",
+        description="Build, preview or publish the reference site. Rule pages, the rule index, "
+        "category pages and the format reference are generated from the rule library.",
+    )
+    actions = parser.add_subparsers(dest="site_command", metavar="ACTION", required=True)
+
+    build = actions.add_parser(
+        "build",
+        help="build the site into build/site (or --site-dir)",
+        description="Build the site. mkdocs.yml sets strict: true, so a warning (a broken "
+        "link, say) fails the build; --strict states it on the command line too.",
+    )
+    _common_options(build)
+    build.add_argument("--strict", action="store_true", help="abort on any MkDocs warning")
+    build.add_argument("--site-dir", metavar="DIR", help="output directory (default: mkdocs.yml's)")
+    build.set_defaults(handler=run_build)
+
+    serve = actions.add_parser(
+        "serve",
+        help="build and serve the site with live reload",
+        description="Build the site and serve it with live reload: editing a file under the "
+        "rules directory or site/ rebuilds it and refreshes the browser.",
+    )
+    _common_options(serve)
+    serve.add_argument(
+        "--dev-addr",
+        default=DEFAULT_DEV_ADDR,
+        metavar="HOST:PORT",
+        help=f"address to serve on (default: {DEFAULT_DEV_ADDR})",
+    )
+    serve.set_defaults(handler=run_serve)
+
+    deploy = actions.add_parser(
+        "deploy",
+        help="publish the library's version with mike (alias latest, set as default)",
+        description="Deploy the site with mike as the library's version (library.yaml's "
+        f"'version'), move the alias '{LATEST_ALIAS}' to it and make '{LATEST_ALIAS}' the "
+        "default. Commits to the gh-pages branch of the current git repository.",
+    )
+    _common_options(deploy)
+    deploy.add_argument("--push", action="store_true", help="push gh-pages to the remote")
+    deploy.add_argument(
+        "--alias-type",
+        choices=("symlink", "copy", "redirect"),
+        help="how mike stores the alias (mike's default: symlink)",
+    )
+    deploy.set_defaults(handler=run_deploy)
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-f",
+        "--config-file",
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"MkDocs configuration (default: {DEFAULT_CONFIG})",
+    )
+    parser.add_argument(
+        "--rules",
+        metavar="DIR",
+        help=f"rules directory (default: {DEFAULT_RULES_DIR}/ next to the configuration)",
+    )
+
+
+def _prepare(args: argparse.Namespace) -> tuple[Path, dict[str, str], str]:
+    """Check the configuration and the library; return the config, environment and version."""
+    from ..cli import UsageError
+
+    config = Path(args.config_file)
+    if not config.is_file():
+        raise UsageError(f"{config}: no such file (run from the repository root, or pass -f)")
+    rules_dir = Path(args.rules) if args.rules else config.resolve().parent / DEFAULT_RULES_DIR
+    if not rules_dir.is_dir():
+        raise UsageError(f"{rules_dir}: no such directory")
+    library = load_library(rules_dir)  # LibraryError: the CLI prints each problem, exit 1
+    env = dict(os.environ)
+    env[RULES_DIR_ENV] = str(rules_dir.resolve())
+    env.setdefault("NO_MKDOCS_2_WARNING", "1")
+    # mike runs `mkdocs` from PATH: make it this environment's.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return config, env, library.version
+
+
+def _run(command: list[str], env: dict[str, str]) -> int:
+    """Run a child to completion; a SIGTERM to this process is passed on to it."""
+    from ..cli import EXIT_INVALID, EXIT_OK
+
+    child = subprocess.Popen(command, env=env)
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.terminate())
+    try:
+        returncode = child.wait()
+    except KeyboardInterrupt:  # the child, in the same process group, got the SIGINT too
+        child.wait()
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return EXIT_OK if returncode == 0 else EXIT_INVALID
+
+
+def _mkdocs(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", *arguments]
+
+
+def _mike() -> str:
+    from ..cli import UsageError
+
+    beside = Path(sys.executable).parent / "mike"
+    found = str(beside) if beside.is_file() else shutil.which("mike")
+    if found is None:
+        raise UsageError("mike is not installed; run ./dev setup")
+    return found
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """Build into a fresh directory beside the target, and swap it in only on success.
+
+    MkDocs writes the whole site before ``--strict`` aborts, so building in place would leave
+    a site with broken links behind; a failed build here leaves the previous site untouched.
+    """
+    from ..cli import EXIT_OK
+
+    config, env, _ = _prepare(args)
+    target = Path(args.site_dir).resolve() if args.site_dir else _configured_site_dir(config)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.building-"))
+    command = _mkdocs("build", "--config-file", str(config), "--site-dir", str(staging))
+    if args.strict:
+        command.append("--strict")
+    try:
+        status = _run(command, env)
+        if status == EXIT_OK:
+            _swap_in(staging, target)
+            print(f"site built in {target}")
+        return status
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _configured_site_dir(config: Path) -> Path:
+    """``site_dir`` from mkdocs.yml (MkDocs' default ``site``), relative to the file."""
+    # mkdocs is an optional dependency (the "site" extra): imported only by the site commands.
+    from mkdocs.utils.yaml import yaml_load
+
+    with config.open("rb") as handle:
+        settings = yaml_load(handle) or {}
+    return (config.resolve().parent / str(settings.get("site_dir", "site"))).resolve()
+
+
+def _swap_in(built: Path, target: Path) -> None:
+    """Replace ``target`` with ``built``: two renames, the old site deleted afterwards."""
+    if not target.exists():
+        os.replace(built, target)
+        return
+    retired = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+    os.replace(target, retired / target.name)
+    os.replace(built, target)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    config, env, _ = _prepare(args)
+    return _run(
+        _mkdocs("serve", "--config-file", str(config), "--dev-addr", args.dev_addr),
+        env,
+    )
+
+
+def run_deploy(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK
+
+    config, env, version = _prepare(args)
+    mike = _mike()
+    common = ["--config-file", str(config)] + (["--push"] if args.push else [])
+    deploy = [mike, "deploy", *common, "--update-aliases"]
+    if args.alias_type:
+        deploy += ["--alias-type", args.alias_type]
+    status = _run([*deploy, version, LATEST_ALIAS], env)
+    if status != EXIT_OK:
+        return status
+    status = _run([mike, "set-default", *common, LATEST_ALIAS], env)
+    if status == EXIT_OK:
+        print(f"deployed {version} as {LATEST_ALIAS} (default)")
+    return status

@@ -1,0 +1,205 @@
+"""MkDocs hook (``hooks:`` in ``mkdocs.yml``): the rule library's pages and exports in the site.
+
+Per build: ``on_config`` loads the library (from ``$RLT_RULES_DIR``, default ``rules/`` next to
+``mkdocs.yml``) and adds the category pages to the nav after ``rules/index.md``; ``on_files``
+adds the generated pages (rule pages kept out of the nav); ``on_page_markdown`` fills the
+``<!-- rlt:NAME -->`` markers of hand-written pages; ``on_serve`` watches the rules directory;
+``on_post_build`` writes :func:`rlt_rules.export.site_files` under ``site_dir``.
+
+MkDocs loads this file by path, so it imports the package absolutely.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+import posixpath
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+
+from rlt_rules.export import site_files
+from rlt_rules.model import Library, LibraryError
+from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
+from rlt_rules.validate import load_library, load_schema, schema_dir
+
+log = logging.getLogger("mkdocs.hooks.rlt_rules")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildInput:
+    """What one build generates from: the rules directory and the library loaded from it."""
+
+    rules_dir: Path
+    library: Library
+
+
+#: Set by ``on_config`` at the start of every build (MkDocs hooks share state as module globals).
+_current: BuildInput | None = None
+
+
+def rules_dir_for(config: MkDocsConfig) -> Path:
+    """``$RLT_RULES_DIR`` (relative to the working directory), else ``rules/`` by mkdocs.yml."""
+    configured = os.environ.get(RULES_DIR_ENV)
+    if configured:
+        return Path(configured).resolve()
+    return (Path(config.config_file_path).resolve().parent / DEFAULT_RULES_DIR).resolve()
+
+
+def _build_input() -> BuildInput:
+    if _current is None:
+        raise PluginError("rlt-rules hook: on_config did not run before this event")
+    return _current
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    global _current
+    rules_dir = rules_dir_for(config)
+    try:
+        library = load_library(rules_dir)
+    except LibraryError as error:
+        raise PluginError(
+            f"the rule library in {rules_dir} is invalid:\n{error}\n"
+            "fix these, or run `rlt-rules validate` to see them again"
+        ) from error
+    _current = BuildInput(rules_dir, library)
+    _add_categories_to_nav(config, library)
+    log.info("rlt-rules: %d rules from %s", len(library.rules), rules_dir)
+    return config
+
+
+def _add_categories_to_nav(config: MkDocsConfig, library: Library) -> None:
+    """Insert the category pages after ``rules/index.md`` in its nav section (once)."""
+    if config.nav is None:
+        return  # MkDocs builds the nav from the files, category pages included.
+    section = _nav_section_holding(config.nav, pages.INDEX_URI)
+    if section is None:
+        raise PluginError(
+            f"mkdocs.yml: the nav must list {pages.INDEX_URI}; the rlt-rules hook adds the "
+            "category pages after it"
+        )
+    listed = {_nav_target(item) for item in section}
+    position = next(i for i, item in enumerate(section) if _nav_target(item) == pages.INDEX_URI)
+    additions = [
+        # Nav titles reach the HTML unescaped; a category title is plain text.
+        {html.escape(category.title): pages.category_uri(category.id)}
+        for category in library.categories
+        if pages.category_uri(category.id) not in listed
+    ]
+    section[position + 1 : position + 1] = additions
+
+
+def _nav_target(item: object) -> object:
+    if isinstance(item, dict) and len(item) == 1:
+        return next(iter(item.values()))
+    return item
+
+
+def _nav_section_holding(nav: list, target: str) -> list | None:
+    for item in nav:
+        value = _nav_target(item)
+        if value == target:
+            return nav
+        if isinstance(value, list):
+            found = _nav_section_holding(value, target)
+            if found is not None:
+                return found
+    return None
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    current = _build_input()
+    generated = pages.generated_pages(
+        current.library,
+        load_schema("rule.schema.json"),
+        load_schema("library.schema.json"),
+        schema_source=str(schema_dir() / "rule.schema.json"),
+    )
+    docs_dir = Path(config.docs_dir).resolve()
+    for page in generated:
+        existing = files.get_file_from_path(page.src_uri)
+        if existing is not None:
+            raise PluginError(
+                f"{Path(config.docs_dir) / page.src_uri}: this page is generated from the "
+                "rule library; remove the hand-written file"
+            )
+        file = File.generated(
+            config,
+            page.src_uri,
+            content=page.markdown,
+            inclusion=InclusionLevel.INCLUDED if page.in_nav else InclusionLevel.NOT_IN_NAV,
+        )
+        file.edit_uri = _edit_uri(page.source, docs_dir)
+        files.append(file)
+    return files
+
+
+def _edit_uri(source: str | None, docs_dir: Path) -> str | None:
+    """The source file's path relative to the docs dir (``../rules/R03.yaml``).
+
+    ``edit_uri`` in mkdocs.yml points at the docs dir in the repository, so MkDocs joins this to
+    the repository URL of the YAML file itself. Files outside the repository get no edit link.
+    """
+    if source is None:
+        return None
+    path = Path(source).resolve()
+    repository = docs_dir.parent
+    if not path.is_relative_to(repository):
+        return None
+    return posixpath.relpath(path.as_posix(), docs_dir.as_posix())
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    filled, unknown = pages.fill_markers(markdown, _build_input().library, page.file.src_uri)
+    for name in unknown:
+        log.warning(
+            "%s: unknown marker <!-- rlt:%s --> (known: %s)",
+            page.file.src_uri,
+            name,
+            ", ".join(sorted(pages.MARKERS)),
+        )
+    return filled
+
+
+def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
+    server.watch(str(_build_input().rules_dir))
+    return server
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    """Publish the exports at the site root, each file replaced atomically."""
+    published = site_files(_build_input().library, config.site_url or None)
+    site_dir = Path(config.site_dir)
+    for relative, data in published.items():
+        target = site_dir / _safe_relative(relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(target, data)
+    log.info("rlt-rules: published %d export files", len(published))
+
+
+def _safe_relative(relative: str) -> Path:
+    path = PurePosixPath(relative)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise PluginError(f"export file {relative!r} would be written outside the site")
+    return Path(*path.parts)
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Write to a temporary file beside ``target``, then rename it over ``target``."""
+    descriptor, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = Path(name)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,591 @@
+"""Markdown for every generated page: pure functions of the :class:`Library` and the schemas.
+
+Escaping contract: a rule's title, tags, category titles and example titles are plain text and
+pass through :func:`md_text` (or :func:`html.escape` inside raw HTML); statement, seed example,
+rationale, triggers, impact, correction and explanations are Markdown and are inserted as is.
+Links between pages are relative Markdown links between source URIs, so ``mkdocs build
+--strict`` checks every one of them.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import textwrap
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Example, ExampleKind, Library, Rule, Status
+
+INDEX_URI = "rules/index.md"
+FORMAT_URI = "reference/format.md"
+HOME_URI = "index.md"
+
+#: Query parameters of the index filter (read and written by ``site/js/rules-index.js``).
+FILTER_PARAMS = ("q", "category", "tag", "status")
+
+# Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
+_MARKER = re.compile(r"^<!--\s*rlt:([a-z-]+)\s*-->[ \t]*$", re.MULTILINE)
+_BLOCK_START = re.compile(r"^(```|~~~|    |\t|[-*+] |\d+[.)] |#|>|\||<)")
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedPage:
+    """One page to add to the build.
+
+    ``source`` is the file the page is generated from (its "edit this page" target), or None.
+    """
+
+    src_uri: str
+    markdown: str
+    in_nav: bool
+    source: str | None
+
+
+def rule_uri(rule_id: str) -> str:
+    """Source URI of a rule's page; it is published at the permanent URL ``rules/<id>/``."""
+    return f"rules/{rule_id}.md"
+
+
+def category_uri(category_id: str) -> str:
+    return f"categories/{category_id}.md"
+
+
+def md_text(text: str) -> str:
+    """Plain text made safe for inline Markdown and HTML: it renders as exactly these characters."""
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True)
+
+
+def md_cell(markdown: str) -> str:
+    """Markdown built with :func:`md_text` (pipes escaped) on one line, for a table cell."""
+    return " ".join(markdown.split())
+
+
+def link(from_uri: str, to_uri: str, fragment: str = "") -> str:
+    """Relative link from one source page to another, as MkDocs resolves and validates it."""
+    relative = posixpath.relpath(to_uri, posixpath.dirname(from_uri) or ".")
+    return relative + (f"#{fragment}" if fragment else "")
+
+
+def rule_label(rule: Rule) -> str:
+    """``R03 — Title`` as Markdown text."""
+    return f"{rule.id} — {md_text(rule.title)}"
+
+
+def split_output(code: str) -> tuple[str, str]:
+    """Split an example into the program without its ``#>`` lines and the output they state."""
+    program: list[str] = []
+    output: list[str] = []
+    for line in code.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("#>"):
+            text = stripped[2:]
+            output.append(text[1:] if text.startswith(" ") else text)
+        else:
+            program.append(line)
+    while program and not program[-1].strip():
+        program.pop()
+    return "\n".join(program), "\n".join(output)
+
+
+def fenced(code: str, language: str, title: str | None = None) -> str:
+    """A fenced code block whose fence is longer than any backtick run inside ``code``."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    options = f' title="{html.escape(title)}"' if title else ""
+    return f"{fence}{language}{options}\n{code}\n{fence}"
+
+
+def generated_pages(
+    library: Library,
+    rule_schema: Mapping[str, Any],
+    library_schema: Mapping[str, Any],
+    schema_source: str | None = None,
+) -> tuple[GeneratedPage, ...]:
+    """Every generated page: one per rule (kept out of the nav), the index, one per category,
+    and the format reference."""
+    library_source = library.source.path if library.source is not None else None
+    pages = [
+        GeneratedPage(
+            rule_uri(rule.id),
+            rule_page(library, rule),
+            in_nav=False,
+            source=rule.source.path if rule.source is not None else None,
+        )
+        for rule in library.rules
+    ]
+    pages.append(GeneratedPage(INDEX_URI, index_page(library), True, library_source))
+    pages.extend(
+        GeneratedPage(
+            category_uri(category.id), category_page(library, category.id), True, library_source
+        )
+        for category in library.categories
+    )
+    pages.append(
+        GeneratedPage(
+            FORMAT_URI, format_reference_page(rule_schema, library_schema), True, schema_source
+        )
+    )
+    return tuple(pages)
+
+
+# --- rule pages ---------------------------------------------------------------------------
+
+
+def rule_page(library: Library, rule: Rule) -> str:
+    """A rule's page: everything the model holds about it, in reading order."""
+    here = rule_uri(rule.id)
+    category = library.category(rule.category)
+    out: list[str] = []
+    if rule.tags:
+        out += ["---", "tags:", *(f"  - {tag}" for tag in rule.tags), "---", ""]
+    out += [f"# {rule_label(rule)}", ""]
+    out += _status_notice(library, rule)
+    out += [
+        f"- **Id:** `{rule.id}`",
+        f"- **Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
+        f"- **Status:** {rule.status} · **Since:** {md_text(rule.since)}",
+        "",
+        "## Statement",
+        "",
+        rule.statement,
+        "",
+        _seed_example(rule.seed_example),
+        "",
+        "## When it applies",
+        "",
+        "A reviewer can spot these in a diff:",
+        "",
+        *(_list_item(trigger) for trigger in rule.triggers),
+        "",
+        "## Impact",
+        "",
+        rule.impact,
+        "",
+        "## Correction",
+        "",
+        rule.correction,
+        "",
+        "## Rationale",
+        "",
+        rule.rationale,
+        "",
+    ]
+    if rule.examples:
+        out += _examples_section(rule)
+    if rule.related:
+        out += ["## Related rules", ""]
+        out += [
+            f"- [{rule_label(library.rule(rid))}]({link(here, rule_uri(rid))})"
+            for rid in rule.related
+        ]
+        out.append("")
+    return "\n".join(out)
+
+
+def _status_notice(library: Library, rule: Rule) -> list[str]:
+    here = rule_uri(rule.id)
+    replacement = ""
+    if rule.replaced_by is not None:
+        target = library.rule(rule.replaced_by)
+        replacement = f"[{rule_label(target)}]({link(here, rule_uri(target.id))})"
+    if rule.status is Status.DEPRECATED:
+        body = (
+            f"This rule is deprecated: apply {replacement} instead. "
+            f"It stays published so that findings citing {rule.id} keep their meaning."
+        )
+        return ['!!! warning "Deprecated"', "", _indent(body), ""]
+    if rule.status is Status.RETIRED:
+        out = ['!!! danger "Retired"', "", _indent("This rule no longer applies."), ""]
+        if rule.retired_reason:
+            out += [_indent(rule.retired_reason), ""]
+        if replacement:
+            out += [_indent(f"Its replacement is {replacement}."), ""]
+        out += [_indent(f"The id {rule.id} stays reserved and is never reused."), ""]
+        return out
+    return []
+
+
+def _seed_example(seed: str) -> str:
+    """The authors' example, introduced as the seed does: inline unless it opens with a block."""
+    if _BLOCK_START.match(seed):
+        return f"**Example:**\n\n{seed}"
+    return f"**Example:** {seed}"
+
+
+def _examples_section(rule: Rule) -> list[str]:
+    out = [
+        "## Examples",
+        "",
+        "Each example is a complete program; **Output** is what it prints, checked in CI.",
+        "",
+    ]
+    for heading, group in _example_groups(rule):
+        if heading:
+            out += [f"### {md_text(heading)}", ""]
+        out += _example_tabs(group)
+    return out
+
+
+def _example_groups(rule: Rule) -> list[tuple[str | None, tuple[Example, ...]]]:
+    """Bad/good pairs sharing a name form one group each; otherwise all examples form one."""
+    by_name: dict[str, list[Example]] = {}
+    for example in rule.examples:
+        by_name.setdefault(example.name, []).append(example)
+    paired = all(
+        sorted(str(example.kind) for example in group) == ["bad", "good"]
+        for group in by_name.values()
+    )
+    if paired and len(by_name) > 1:
+        return [(_humanize(name), _bad_first(group)) for name, group in by_name.items()]
+    return [(None, _bad_first(rule.examples))]
+
+
+def _bad_first(examples: Iterable[Example]) -> tuple[Example, ...]:
+    return tuple(sorted(examples, key=lambda example: example.kind is not ExampleKind.BAD))
+
+
+def _humanize(name: str) -> str:
+    words = name.replace("-", " ")
+    return words[:1].upper() + words[1:]
+
+
+def _example_tabs(examples: tuple[Example, ...]) -> list[str]:
+    totals = Counter(example.kind for example in examples)
+    seen: Counter[ExampleKind] = Counter()
+    out: list[str] = []
+    for example in examples:
+        seen[example.kind] += 1
+        label = "Bad" if example.kind is ExampleKind.BAD else "Good"
+        if totals[example.kind] > 1:
+            label += f" {seen[example.kind]}"
+        out += [f'=== "{label}"', "", _indent(_example_body(example)), ""]
+    return out
+
+
+def _example_body(example: Example) -> str:
+    program, output = split_output(example.code)
+    shown_output = (
+        fenced(output, "text", title="Output") if output else "*This program prints nothing.*"
+    )
+    kind = html.escape(str(example.kind))
+    return "\n\n".join(
+        [
+            f'<div class="rlt-example rlt-example--{kind}" '
+            f'data-example="{kind}-{html.escape(example.name)}" markdown="1">',
+            f"**{md_text(example.title)}**",
+            example.explanation,
+            fenced(program, "python"),
+            f'<div class="rlt-output" markdown="1">\n\n{shown_output}\n\n</div>',
+            "</div>",
+        ]
+    )
+
+
+def _indent(text: str) -> str:
+    return textwrap.indent(text, "    ")
+
+
+def _list_item(text: str) -> str:
+    return "-   " + text.replace("\n", "\n    ")
+
+
+# --- index and category pages -----------------------------------------------------------------
+
+
+def index_page(library: Library) -> str:
+    """Every rule in one table, with the filter controls that ``rules-index.js`` drives."""
+    here = INDEX_URI
+    tags = sorted({tag for rule in library.rules for tag in rule.tags})
+    statuses = Counter(rule.status for rule in library.rules)
+
+    def options(label: str, values: Iterable[tuple[str, str]]) -> str:
+        items = [f'<option value="">{html.escape(label)}</option>']
+        items += [
+            f'<option value="{html.escape(value)}">{html.escape(text)}</option>'
+            for value, text in values
+        ]
+        return "".join(items)
+
+    controls = [
+        '<form class="rlt-filter" data-rlt-filter role="search" onsubmit="return false">',
+        '<input type="search" name="q" autocomplete="off" '
+        'placeholder="Filter by id, title, tag or statement" aria-label="Filter rules">',
+        '<select name="category" aria-label="Category">'
+        + options(
+            "All categories",
+            ((c.id, f"{c.title} ({len(library.rules_in(c.id))})") for c in library.categories),
+        )
+        + "</select>",
+        '<select name="tag" aria-label="Tag">'
+        + options("All tags", ((tag, tag) for tag in tags))
+        + "</select>",
+        '<select name="status" aria-label="Status">'
+        + options("Any status", ((str(s), f"{s} ({statuses[s]})") for s in Status))
+        + "</select>",
+        "</form>",
+    ]
+    rows = [_index_row(library, rule, here) for rule in library.rules]
+    return "\n".join(
+        [
+            "# All rules",
+            "",
+            f"{len(library.rules)} rules in {len(library.categories)} categories. Filter them "
+            "by category, tag or status, or type words from a rule's id, title, tags or "
+            "statement. The filter is kept in the page address, so a filtered view can be "
+            "bookmarked and shared.",
+            "",
+            *controls,
+            "",
+            f'<p class="rlt-count" data-rlt-count aria-live="polite">'
+            f"{len(library.rules)} rules</p>",
+            "",
+            '<table markdown="1" data-rlt-index>',
+            "<thead><tr><th>Id</th><th>Rule</th><th>Category</th><th>Status</th><th>Tags</th>"
+            "</tr></thead>",
+            '<tbody markdown="1">',
+            *rows,
+            "</tbody>",
+            "</table>",
+            "",
+            '<p class="rlt-empty" data-rlt-empty hidden>No rule matches these filters.</p>',
+            "",
+        ]
+    )
+
+
+def _index_row(library: Library, rule: Rule, here: str) -> str:
+    category = library.category(rule.category)
+    searchable = " ".join([rule.id, rule.title, category.title, *rule.tags, rule.statement])
+    attributes = {
+        "data-rule": rule.id,
+        "data-category": rule.category,
+        "data-status": str(rule.status),
+        "data-tags": " ".join(rule.tags),
+        "data-text": " ".join(searchable.lower().split()),
+    }
+    attrs = " ".join(f'{name}="{html.escape(value)}"' for name, value in attributes.items())
+    page = link(here, rule_uri(rule.id))
+    tag_buttons = " ".join(
+        f'<button type="button" class="rlt-tag" data-rlt-tag="{html.escape(tag)}">'
+        f"{html.escape(tag)}</button>"
+        for tag in rule.tags
+    )
+    cells = [
+        f'<td markdown="span">[{rule.id}]({page})</td>',
+        f'<td markdown="span">[{md_text(rule.title)}]({page})</td>',
+        f'<td markdown="span">[{md_text(category.title)}]'
+        f"({link(here, category_uri(category.id))})</td>",
+        f'<td><span class="rlt-status rlt-status--{rule.status}">{rule.status}</span></td>',
+        f"<td>{tag_buttons}</td>",
+    ]
+    return f'<tr {attrs} markdown="1">' + "".join(cells) + "</tr>"
+
+
+def category_page(library: Library, category_id: str) -> str:
+    """A category: its rules in order, each with its statement and a link to its page."""
+    here = category_uri(category_id)
+    category = library.category(category_id)
+    rules = library.rules_in(category_id)
+    position = [c.id for c in library.categories].index(category_id) + 1
+    index_link = link(here, INDEX_URI) + f"?category={category_id}"
+    out = [
+        f"# {md_text(category.title)}",
+        "",
+        f"Category {position} of {len(library.categories)}: {_count(len(rules))} "
+        f"({_id_span(rules)}). [Show them in the filterable index]({index_link}).",
+        "",
+    ]
+    for rule in rules:
+        out += [f"## [{rule_label(rule)}]({link(here, rule_uri(rule.id))})", ""]
+        if rule.status is not Status.ACTIVE:
+            out += [f"*{rule.status}*", ""]
+        out += [rule.statement, ""]
+    return "\n".join(out)
+
+
+def _count(n: int) -> str:
+    return f"{n} rule" if n == 1 else f"{n} rules"
+
+
+def _id_span(rules: tuple[Rule, ...]) -> str:
+    if not rules:
+        return "none"
+    if len(rules) == 1:
+        return rules[0].id
+    return f"{rules[0].id}–{rules[-1].id}"
+
+
+# --- hand-written pages: markers filled from the model ------------------------------------------
+
+
+def fill_markers(markdown: str, library: Library, page_uri: str) -> tuple[str, tuple[str, ...]]:
+    """Replace ``<!-- rlt:NAME -->`` lines with generated Markdown; also return unknown names."""
+    unknown: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        render = MARKERS.get(match.group(1))
+        if render is None:
+            unknown.append(match.group(1))
+            return match.group(0)
+        return render(library, page_uri)
+
+    return _MARKER.sub(replace, markdown), tuple(unknown)
+
+
+def _library_summary(library: Library, page_uri: str) -> str:
+    return (
+        f"**{md_text(library.title)} — {md_text(library.subtitle)}**, version "
+        f"{md_text(library.version)}: {_count(len(library.rules))} in "
+        f"{len(library.categories)} categories."
+    )
+
+
+def _preamble(library: Library, page_uri: str) -> str:
+    """The preamble's paragraphs, quoted: they are the authors' words."""
+    return "\n>\n".join(
+        textwrap.indent(paragraph, "> ", lambda line: True) for paragraph in library.preamble
+    )
+
+
+def _reading_path(library: Library, page_uri: str) -> str:
+    out: list[str] = []
+    for number, category in enumerate(library.categories, start=1):
+        rules = library.rules_in(category.id)
+        target = link(page_uri, category_uri(category.id))
+        out.append(
+            f"{number}.  **[{md_text(category.title)}]({target})** — "
+            f"{_count(len(rules))}, {_id_span(rules)}"
+        )
+        out.append("")
+        for rule in rules:
+            note = "" if rule.status is Status.ACTIVE else f" *({rule.status})*"
+            out.append(f"    - [{rule_label(rule)}]({link(page_uri, rule_uri(rule.id))}){note}")
+        out.append("")
+    return "\n".join(out)
+
+
+#: The markers hand-written pages may use, and what each becomes.
+MARKERS: dict[str, Callable[[Library, str], str]] = {
+    "library-summary": _library_summary,
+    "preamble": _preamble,
+    "reading-path": _reading_path,
+}
+
+
+# --- format reference -----------------------------------------------------------------------
+
+
+def format_reference_page(rule_schema: Mapping[str, Any], library_schema: Mapping[str, Any]) -> str:
+    """The record format, from the schemas' own titles and descriptions."""
+    definitions = rule_schema.get("$defs", {})
+    example = definitions["example"]
+    categories = library_schema["properties"]["categories"]["items"]
+    out = [
+        "# Format reference",
+        "",
+        "Generated from `schema/rule.schema.json` and `schema/library.schema.json` (JSON Schema "
+        "Draft 2020-12); `rlt-rules validate` checks every file against them. Editors with the "
+        "YAML language server validate while you type through the first line of each file.",
+        "",
+        f"## {md_text(rule_schema['title'])} file: `rules/<id>.yaml`",
+        "",
+        md_text(rule_schema["description"]),
+        "",
+        *_property_table(rule_schema, rule_schema),
+        *_conditions(rule_schema),
+        f"### {md_text(example['title'])} entries: `examples` {{#type-example}}",
+        "",
+        md_text(example["description"]),
+        "",
+        *_property_table(example, rule_schema),
+        f"## {md_text(library_schema['title'])} file: `rules/library.yaml`",
+        "",
+        md_text(library_schema["description"]),
+        "",
+        *_property_table(library_schema, library_schema),
+        f"### {md_text(categories['title'])} entries: `categories` {{#type-category}}",
+        "",
+        md_text(categories["description"]),
+        "",
+        *_property_table(categories, library_schema),
+        "## Value types",
+        "",
+    ]
+    for name, definition in definitions.items():
+        if name == "example":
+            continue
+        out += [f"### {md_text(name)} {{#type-{name.lower()}}}", ""]
+        out += [md_text(definition.get("description", "")), ""]
+        details = _constraints(definition)
+        if details:
+            out += [details, ""]
+    return "\n".join(out)
+
+
+def _property_table(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[str]:
+    required = set(schema.get("required", ()))
+    rows = ["| Field | Required | Value | Meaning |", "| --- | --- | --- | --- |"]
+    for name, prop in schema["properties"].items():
+        title = prop.get("title", name)
+        meaning = f"**{md_text(title)}.** {md_text(prop.get('description', ''))}"
+        rows.append(
+            f"| `{name}` | {'yes' if name in required else 'no'} | "
+            f"{md_cell(_value_type(prop, name))} | {md_cell(meaning)} |"
+        )
+    return [*rows, ""]
+
+
+def _value_type(prop: Mapping[str, Any], name: str) -> str:
+    if "$ref" in prop:
+        target = prop["$ref"].rsplit("/", 1)[-1]
+        return f"[{md_text(target)}](#type-{target.lower()})"
+    if "enum" in prop:
+        return "one of " + ", ".join(_code(str(value)) for value in prop["enum"])
+    kind = prop.get("type")
+    if kind == "array":
+        items = prop.get("items", {})
+        text = "list of " + (
+            "[category](#type-category)" if name == "categories" else _value_type(items, "")
+        )
+        if prop.get("minItems"):
+            text += f", at least {prop['minItems']}"
+        if prop.get("uniqueItems"):
+            text += ", no duplicates"
+        return text
+    constraints = _constraints(prop)
+    return (md_text(str(kind)) if kind else "value") + (f"; {constraints}" if constraints else "")
+
+
+def _constraints(definition: Mapping[str, Any]) -> str:
+    parts = []
+    if definition.get("minLength"):
+        parts.append("non-empty")
+    if "pattern" in definition:
+        parts.append("matches " + _code(definition["pattern"]))
+    if "not" in definition and "pattern" in definition["not"]:
+        parts.append("must not match " + _code(definition["not"]["pattern"]))
+    return ", ".join(parts)
+
+
+def _conditions(schema: Mapping[str, Any]) -> list[str]:
+    """``allOf`` if/then rules of the form "when FIELD is VALUE, OTHER is required"."""
+    lines = []
+    for clause in schema.get("allOf", ()):
+        condition = clause.get("if", {}).get("properties", {})
+        required = clause.get("then", {}).get("required", ())
+        for field_name, test in condition.items():
+            if "const" in test and required:
+                needed = ", ".join(_code(name) for name in required)
+                lines.append(
+                    f"- When {_code(field_name)} is {_code(test['const'])}: {needed} is required."
+                )
+    return [*lines, ""] if lines else []
+
+
+def _code(text: str) -> str:
+    return f"<code>{md_text(text)}</code>"
