@@ -172,15 +172,18 @@ def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Pat
         page.goto(url)  # the default version's redirect leads to latest/
         expect(page).to_have_url(f"{url}latest/")
         selector = page.locator(".md-version")
-        expect(selector.locator(".md-version__current")).to_have_text("1.3.0")
+        expect(selector.locator(".md-version__current")).to_contain_text("1.3.0")
         selector.hover()
         links = selector.locator(".md-version__list a.md-version__link")
         expect(links.first).to_be_visible()
         texts = [" ".join(text.split()) for text in links.all_inner_texts()]
         assert any(text.startswith("1.3.0") for text in texts), texts
         assert any(text.startswith("1.2.0") for text in texts), texts
+        expect(page.locator("[data-md-component=outdated]")).to_be_hidden()
         links.filter(has_text="1.2.0").click()
         expect(page).to_have_url(f"{url}1.2.0/")
+        expect(page.locator("[data-md-component=outdated]")).to_be_visible()
+        expect(page.locator("[data-md-component=outdated]")).to_contain_text("older version")
 
 
 def _git(cwd: Path, *arguments: str, text: bool = True):
