@@ -125,9 +125,14 @@ def test_every_rule_has_a_page_linked_from_the_index_and_its_category(
     pages = sorted(p.parent.name for p in (built_site.directory / "rules").glob("R*/index.html"))
     assert pages == sorted(rule.id for rule in library.rules)
     index = read(built_site, "rules/index.html")
-    for rule in library.rules:
+    for position, rule in enumerate(library.rules):
         page = read(built_site, f"rules/{rule.id}/index.html")
         assert f"{rule.id} — {html.escape(rule.title, quote=False)}" in page
+        reading = page[page.index('class="rlt-reading"') :]
+        if position > 0:  # a newcomer can read the rules in order, page after page
+            assert f'href="../{library.rules[position - 1].id}/"' in reading
+        if position + 1 < len(library.rules):
+            assert f'href="../{library.rules[position + 1].id}/"' in reading
         assert f'href="{rule.id}/"' in index
         category = read(built_site, f"categories/{rule.category}/index.html")
         assert f'href="../../rules/{rule.id}/"' in category

@@ -184,7 +184,24 @@ def rule_page(library: Library, rule: Rule) -> str:
             for rid in rule.related
         ]
         out.append("")
+    out += ["---", "", _reading_links(library, rule), ""]
     return "\n".join(out)
+
+
+def _reading_links(library: Library, rule: Rule) -> str:
+    """Previous and next rule in reading order, and the way back to the category."""
+    here = rule_uri(rule.id)
+    position = library.rules.index(rule)
+    category = library.category(rule.category)
+    parts = []
+    if position > 0:
+        previous = library.rules[position - 1]
+        parts.append(f"[← {rule_label(previous)}]({link(here, rule_uri(previous.id))})")
+    parts.append(f"[{md_text(category.title)}]({link(here, category_uri(category.id))})")
+    if position + 1 < len(library.rules):
+        following = library.rules[position + 1]
+        parts.append(f"[{rule_label(following)} →]({link(here, rule_uri(following.id))})")
+    return '<nav class="rlt-reading" markdown="span">' + " · ".join(parts) + "</nav>"
 
 
 def _status_notice(library: Library, rule: Rule) -> list[str]:
