@@ -348,3 +348,30 @@ def _text(page_html: str) -> str:
 def _text_of_markdown(markdown_text: str) -> str:
     """A Markdown field's words as they read on the page (code marks and emphasis dropped)."""
     return " ".join(re.sub(r"[`*]", "", markdown_text).split())
+
+
+def test_changelog_lists_the_first_release_and_rule_pages_link_it(built_site: BuiltSite) -> None:
+    changelog = _text(read(built_site, "changelog/index.html"))
+    assert "1.0.0" in changelog and "First release: 17 rules." in changelog
+    for rule in built_site.library.rules:
+        assert f"{rule.id} — " in changelog
+    page = read(built_site, "rules/R05/index.html")
+    assert 'Added in:</strong> <a href="../../changelog/#100">1.0.0</a>' in page
+
+
+def test_sample_review_page_is_in_the_library_site(built_site: BuiltSite) -> None:
+    page = read(built_site, "review-example/index.html")
+    assert "What a review with these rules looks like" in page
+    for rule_id in ("R03", "R07", "R17"):
+        assert f'href="../rules/{rule_id}/"' in page
+
+
+def test_sample_review_page_stays_out_of_other_libraries(fixture_site: BuiltSite) -> None:
+    assert not (fixture_site.directory / "review-example").exists()
+
+
+def test_exports_link_this_versions_pages(built_site: BuiltSite) -> None:
+    sarif = json.loads(read(built_site, "rules.sarif.json"))
+    version = built_site.library.version
+    help_uris = [rule["helpUri"] for rule in sarif["runs"][0]["tool"]["driver"]["rules"]]
+    assert help_uris[0] == f"https://rlt-rules.example/{version}/rules/R01/"

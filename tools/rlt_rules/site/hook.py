@@ -15,7 +15,6 @@ import html
 import logging
 import os
 import posixpath
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -26,19 +25,30 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
 from rlt_rules.export import site_files
+from rlt_rules.export.atomic import write_atomic
+from rlt_rules.findings import SAMPLE_DIR, SAMPLE_FINDINGS
+from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
+from rlt_rules.releases import History, load_history
 from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
 from rlt_rules.validate import load_library, load_schema, schema_dir
 
 log = logging.getLogger("mkdocs.hooks.rlt_rules")
 
+#: The sample review page, at the docs root (its rule links are ``rules/<id>.md``).
+REVIEW_URI = "review-example.md"
+REVIEW_TITLE = "What a review looks like"
+
 
 @dataclass(frozen=True, slots=True)
 class BuildInput:
-    """What one build generates from: the rules directory and the library loaded from it."""
+    """What one build generates from: the rules directory, the library loaded from it, its
+    release history, and whether the repository's sample review belongs in this site."""
 
     rules_dir: Path
     library: Library
+    history: History
+    with_sample_review: bool
 
 
 #: Set by ``on_config`` at the start of every build (MkDocs hooks share state as module globals).
@@ -64,13 +74,23 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     rules_dir = rules_dir_for(config)
     try:
         library = load_library(rules_dir)
+        history = load_history(rules_dir)
     except LibraryError as error:
         raise PluginError(
             f"the rule library in {rules_dir} is invalid:\n{error}\n"
             "fix these, or run `rlt-rules validate` to see them again"
         ) from error
-    _current = BuildInput(rules_dir, library)
+    # The sample review (samples/review beside this package's repository) cites the
+    # repository's own rules: it belongs in that library's site only, not in one built from
+    # another rules directory (RLT_RULES_DIR, test fixtures, a copied project).
+    own_rules = (SAMPLE_DIR.parents[1] / DEFAULT_RULES_DIR).resolve()
+    with_sample_review = rules_dir == own_rules and (SAMPLE_DIR / SAMPLE_FINDINGS).is_file()
+    _current = BuildInput(rules_dir, library, history, with_sample_review)
     _add_categories_to_nav(config, library)
+    if with_sample_review and config.nav is not None:
+        entry = {REVIEW_TITLE: REVIEW_URI}
+        if entry not in config.nav:
+            config.nav.append(entry)
     log.info("rlt-rules: %d rules from %s", len(library.rules), rules_dir)
     return config
 
@@ -121,7 +141,17 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         load_schema("rule.schema.json"),
         load_schema("library.schema.json"),
         schema_source=str(schema_dir() / "rule.schema.json"),
+        history=current.history,
     )
+    if current.with_sample_review:
+        generated += (
+            pages.GeneratedPage(
+                REVIEW_URI,
+                review_page(current.library, None),
+                True,
+                str(SAMPLE_DIR / SAMPLE_FINDINGS),
+            ),
+        )
     docs_dir = Path(config.docs_dir).resolve()
     for page in generated:
         existing = files.get_file_from_path(page.src_uri)
@@ -174,14 +204,25 @@ def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveRel
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    """Publish the exports at the site root, each file replaced atomically."""
-    published = site_files(_build_input().library, config.site_url or None)
+    """Publish the exports at the site root, each file replaced atomically.
+
+    Their links (SARIF ``helpUri``, llms.txt) point at this version's pages as mike publishes
+    them: ``<site_url><library version>/rules/R03/``.
+    """
+    library = _build_input().library
+    published = site_files(library, versioned_site_url(config.site_url, library.version))
     site_dir = Path(config.site_dir)
     for relative, data in published.items():
         target = site_dir / _safe_relative(relative)
         target.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(target, data)
+        write_atomic(target, data)
     log.info("rlt-rules: published %d export files", len(published))
+
+
+def versioned_site_url(site_url: str | None, version: str) -> str | None:
+    if not site_url:
+        return None
+    return f"{site_url.rstrip('/')}/{version}/"
 
 
 def _safe_relative(relative: str) -> Path:
@@ -189,17 +230,3 @@ def _safe_relative(relative: str) -> Path:
     if path.is_absolute() or ".." in path.parts or not path.parts:
         raise PluginError(f"export file {relative!r} would be written outside the site")
     return Path(*path.parts)
-
-
-def _write_atomic(target: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``target``, then rename it over ``target``."""
-    descriptor, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    temporary = Path(name)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Example, ExampleKind, Library, Rule, Status
+from ..releases import History, RuleHistory, changelog_markdown, rule_history
 
 INDEX_URI = "rules/index.md"
 FORMAT_URI = "reference/format.md"
+#: At the docs root: the changelog's rule links are ``rules/<id>.md``.
+CHANGELOG_URI = "changelog.md"
 HOME_URI = "index.md"
 
 #: Query parameters of the index filter (read and written by ``site/js/rules-index.js``).
@@ -105,14 +108,16 @@ def generated_pages(
     rule_schema: Mapping[str, Any],
     library_schema: Mapping[str, Any],
     schema_source: str | None = None,
+    history: History | None = None,
 ) -> tuple[GeneratedPage, ...]:
     """Every generated page: one per rule (kept out of the nav), the index, one per category,
-    and the format reference."""
+    the format reference and, from the release history, the changelog."""
     library_source = library.source.path if library.source is not None else None
+    history = history if history is not None else History()
     pages = [
         GeneratedPage(
             rule_uri(rule.id),
-            rule_page(library, rule),
+            rule_page(library, rule, rule_history(history, rule.id)),
             in_nav=False,
             source=rule.source.path if rule.source is not None else None,
         )
@@ -130,13 +135,14 @@ def generated_pages(
             FORMAT_URI, format_reference_page(rule_schema, library_schema), True, schema_source
         )
     )
+    pages.append(GeneratedPage(CHANGELOG_URI, changelog_markdown(history), True, None))
     return tuple(pages)
 
 
 # --- rule pages ---------------------------------------------------------------------------
 
 
-def rule_page(library: Library, rule: Rule) -> str:
+def rule_page(library: Library, rule: Rule, history: RuleHistory | None = None) -> str:
     """A rule's page: everything the model holds about it, in reading order."""
     here = rule_uri(rule.id)
     category = library.category(rule.category)
@@ -149,6 +155,7 @@ def rule_page(library: Library, rule: Rule) -> str:
         f"- **Id:** `{rule.id}`",
         f"- **Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
         f"- **Status:** {rule.status} · **Since:** {md_text(rule.since)}",
+        *_history_lines(history, here),
         "",
         "## Statement",
         "",
@@ -186,6 +193,23 @@ def rule_page(library: Library, rule: Rule) -> str:
         out.append("")
     out += ["---", "", _reading_links(library, rule), ""]
     return "\n".join(out)
+
+
+def _history_lines(history: RuleHistory | None, here: str) -> list[str]:
+    """ "Added in" / "changed in" from the release history, linked to the changelog."""
+    if history is None or history.added_in is None:
+        return ["- **Added in:** not released yet"]
+    changelog = link(here, CHANGELOG_URI)
+    lines = [f"- **Added in:** [{history.added_in}]({changelog}#{_anchor(history.added_in)})"]
+    if history.changed_in:
+        changed = ", ".join(f"[{v}]({changelog}#{_anchor(v)})" for v in history.changed_in)
+        lines.append(f"- **Changed in:** {changed}")
+    return lines
+
+
+def _anchor(version: str) -> str:
+    """The toc extension's id for a ``## 1.0.0`` heading."""
+    return version.replace(".", "")
 
 
 def _reading_links(library: Library, rule: Rule) -> str:
