@@ -7,6 +7,7 @@ deprecated rule's heading names its replacement.
 from __future__ import annotations
 
 from ..model import Library, Status
+from .inert import inert_library
 from .markdown import bullet_list, join_blocks
 from .text import rule_heading
 
@@ -36,4 +37,5 @@ def render(library: Library) -> bytes:
 
 
 def files(library: Library) -> dict[str, bytes]:
-    return {FILE_NAME: render(library)}
+    """``checklist.md``, with the library's text inert (see :mod:`.inert`)."""
+    return {FILE_NAME: render(inert_library(library))}

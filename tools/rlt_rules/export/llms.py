@@ -9,6 +9,7 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 from __future__ import annotations
 
 from ..model import Library
+from .inert import inert_library
 from .markdown import join_blocks, library_blocks, rule_url, site_base
 from .text import first_sentence, rule_heading
 
@@ -59,4 +60,6 @@ def render_full(library: Library) -> bytes:
 
 
 def files(library: Library, site_url: str | None) -> dict[str, bytes]:
-    return {INDEX_NAME: render_index(library, site_url), FULL_NAME: render_full(library)}
+    """Both files, with the library's text inert (raw HTML shows as text: see :mod:`.inert`)."""
+    shown = inert_library(library)
+    return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(shown)}

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from ..model import Library, Rule, Status
+from .inert import inert_markdown, inert_rule
 from .markdown import bullet_list, join_blocks, rule_url, seed_example_block, site_base, status_note
 from .text import seed_example_text, strip_fences
 
@@ -60,11 +61,12 @@ def rule_descriptor(library: Library, rule: Rule, site_url: str | None) -> dict[
     descriptor["shortDescription"] = {"text": rule.title}
     descriptor["fullDescription"] = {
         "text": strip_fences(rule.statement),
-        "markdown": rule.statement,
+        "markdown": inert_markdown(rule.statement),
     }
     if site_url:
         descriptor["helpUri"] = rule_url(site_url, rule.id)
-    descriptor["help"] = {"text": _help_text(rule), "markdown": _help_markdown(rule)}
+    # The markdown fields are rendered by review tools: raw HTML in them shows as text.
+    descriptor["help"] = {"text": _help_text(rule), "markdown": _help_markdown(inert_rule(rule))}
     if rule.status is Status.RETIRED:
         descriptor["defaultConfiguration"] = {"enabled": False}
     tags = [rule.category, *(tag for tag in rule.tags if tag != rule.category)]

@@ -14,6 +14,7 @@ import re
 import yaml
 
 from ..model import Library
+from .inert import inert_library
 from .markdown import join_blocks, library_blocks
 
 FILE_NAME = "SKILL.md"
@@ -53,4 +54,5 @@ def render(library: Library) -> bytes:
 
 
 def files(library: Library) -> dict[str, bytes]:
-    return {FILE_NAME: render(library)}
+    """``SKILL.md``, with the library's text inert (raw HTML shows as text: see :mod:`.inert`)."""
+    return {FILE_NAME: render(inert_library(library))}

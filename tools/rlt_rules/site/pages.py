@@ -2,7 +2,9 @@
 
 Escaping contract: a rule's title, tags, category titles and example titles are plain text and
 pass through :func:`md_text` (or :func:`html.escape` inside raw HTML); statement, seed example,
-rationale, triggers, impact, correction and explanations are Markdown and are inserted as is.
+rationale, triggers, impact, correction, retired reason, explanations and the preamble are
+Markdown and pass through :func:`markdown` (:func:`rlt_rules.export.inert.inert_markdown`): code,
+emphasis and web links render, raw HTML and script links show as text.
 Links between pages are relative Markdown links between source URIs, so ``mkdocs build
 --strict`` checks every one of them.
 """
@@ -15,9 +17,10 @@ import re
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..export.inert import inert_markdown
 from ..model import Example, ExampleKind, Library, Rule, Status
 from ..releases import History, RuleHistory, changelog_markdown, rule_history
 
@@ -60,7 +63,16 @@ def category_uri(category_id: str) -> str:
 
 def md_text(text: str) -> str:
     """Plain text made safe for inline Markdown and HTML: it renders as exactly these characters."""
-    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True)
+    # ``~`` has no Markdown escape; as an entity a "~~~" line cannot open a fenced block.
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("~", "&#126;")
+
+
+def markdown(text: str, *, at_line_start: bool = True) -> str:
+    """A Markdown field of the library made inert for the site (attr_list braces included).
+
+    ``at_line_start``: the text starts a block (False for a list item's first line).
+    """
+    return inert_markdown(text, at_line_start=at_line_start, attr_lists=True)
 
 
 def md_cell(markdown: str) -> str:
@@ -135,7 +147,9 @@ def generated_pages(
             FORMAT_URI, format_reference_page(rule_schema, library_schema), True, schema_source
         )
     )
-    pages.append(GeneratedPage(CHANGELOG_URI, changelog_markdown(history), True, None))
+    pages.append(
+        GeneratedPage(CHANGELOG_URI, changelog_markdown(_inert_history(history)), True, None)
+    )
     return tuple(pages)
 
 
@@ -159,7 +173,7 @@ def rule_page(library: Library, rule: Rule, history: RuleHistory | None = None) 
         "",
         "## Statement",
         "",
-        rule.statement,
+        markdown(rule.statement),
         "",
         _seed_example(rule.seed_example),
         "",
@@ -167,19 +181,19 @@ def rule_page(library: Library, rule: Rule, history: RuleHistory | None = None) 
         "",
         "A reviewer can spot these in a diff:",
         "",
-        *(_list_item(trigger) for trigger in rule.triggers),
+        *(_list_item(markdown(trigger, at_line_start=False)) for trigger in rule.triggers),
         "",
         "## Impact",
         "",
-        rule.impact,
+        markdown(rule.impact),
         "",
         "## Correction",
         "",
-        rule.correction,
+        markdown(rule.correction),
         "",
         "## Rationale",
         "",
-        rule.rationale,
+        markdown(rule.rationale),
         "",
     ]
     if rule.examples:
@@ -243,7 +257,7 @@ def _status_notice(library: Library, rule: Rule) -> list[str]:
     if rule.status is Status.RETIRED:
         out = ['!!! danger "Retired"', "", _indent("This rule no longer applies."), ""]
         if rule.retired_reason:
-            out += [_indent(rule.retired_reason), ""]
+            out += [_indent(markdown(rule.retired_reason)), ""]
         if replacement:
             out += [_indent(f"Its replacement is {replacement}."), ""]
         out += [_indent(f"The id {rule.id} stays reserved and is never reused."), ""]
@@ -254,8 +268,8 @@ def _status_notice(library: Library, rule: Rule) -> list[str]:
 def _seed_example(seed: str) -> str:
     """The authors' example, introduced as the seed does: inline unless it opens with a block."""
     if _BLOCK_START.match(seed):
-        return f"**Example:**\n\n{seed}"
-    return f"**Example:** {seed}"
+        return f"**Example:**\n\n{markdown(seed)}"
+    return f"**Example:** {markdown(seed, at_line_start=False)}"
 
 
 def _examples_section(rule: Rule) -> list[str]:
@@ -319,7 +333,7 @@ def _example_body(example: Example) -> str:
             f'<div class="rlt-example rlt-example--{kind}" '
             f'data-example="{kind}-{html.escape(example.name)}" markdown="1">',
             f"**{md_text(example.title)}**",
-            example.explanation,
+            markdown(example.explanation),
             fenced(program, "python"),
             f'<div class="rlt-output" markdown="1">\n\n{shown_output}\n\n</div>',
             "</div>",
@@ -333,6 +347,38 @@ def _indent(text: str) -> str:
 
 def _list_item(text: str) -> str:
     return "-   " + text.replace("\n", "\n    ")
+
+
+def _inert_history(history: History) -> History:
+    """The history as the changelog prints it: released titles and retired reasons inert.
+
+    ``changelog_markdown`` inserts them into Markdown as they are; every release gets the same
+    treatment, so the changes between releases stay the same.
+    """
+    return replace(
+        history,
+        releases=tuple(
+            replace(
+                release,
+                library=replace(
+                    release.library,
+                    rules=tuple(
+                        replace(
+                            rule,
+                            title=markdown(rule.title, at_line_start=False),
+                            retired_reason=(
+                                None
+                                if rule.retired_reason is None
+                                else markdown(rule.retired_reason, at_line_start=False)
+                            ),
+                        )
+                        for rule in release.library.rules
+                    ),
+                ),
+            )
+            for release in history.releases
+        ),
+    )
 
 
 # --- index and category pages -----------------------------------------------------------------
@@ -445,7 +491,7 @@ def category_page(library: Library, category_id: str) -> str:
         out += [f"## [{rule_label(rule)}]({link(here, rule_uri(rule.id))})", ""]
         if rule.status is not Status.ACTIVE:
             out += [f"*{rule.status}*", ""]
-        out += [rule.statement, ""]
+        out += [markdown(rule.statement), ""]
     return "\n".join(out)
 
 
@@ -489,7 +535,8 @@ def _library_summary(library: Library, page_uri: str) -> str:
 def _preamble(library: Library, page_uri: str) -> str:
     """The preamble's paragraphs, quoted: they are the authors' words."""
     return "\n>\n".join(
-        textwrap.indent(paragraph, "> ", lambda line: True) for paragraph in library.preamble
+        textwrap.indent(markdown(paragraph), "> ", lambda line: True)
+        for paragraph in library.preamble
     )
 
 

@@ -1,0 +1,263 @@
+"""Library text made inert for Markdown renderers: raw HTML and script links show as text.
+
+Rule fields are Markdown (statement, seed example, rationale, triggers, impact, correction,
+retired reason, explanations, preamble) or plain text (titles). A renderer passes raw HTML in
+Markdown through, so ``<script>`` or ``<img onerror=…>`` in a rule would run in a reader's
+browser. :func:`inert_markdown` rewrites a field so that every Markdown renderer we target
+(Python-Markdown with the site's extensions, and CommonMark/GFM for the exported files) shows
+those characters as text, while code, emphasis and ordinary links keep working:
+
+* outside code, ``<`` becomes ``&lt;`` and an ``&`` that starts a character reference becomes
+  ``&amp;`` (so ``&lt;`` written by an author stays ``&lt;`` and ``javascript&#58;`` is not a
+  hidden colon); with ``attr_lists`` (the site), ``{`` becomes ``&#123;`` so attr_list cannot
+  add ``onfocus=…`` attributes;
+* a link or reference definition whose destination has a scheme other than http, https or
+  mailto (``javascript:``, ``data:``…) is broken up: its ``](`` or ``]:`` gets an entity, and
+  the text shows as written;
+* fenced code blocks and inline code spans stay verbatim: renderers escape code themselves.
+  Only code the renderers are sure to read as code is kept; anything ambiguous (an unclosed
+  fence, a fence whose lines are less indented than its opening, a line with unpaired or
+  double backticks) is treated as text: escaped, and a fence run at a line start broken up so
+  no renderer opens a block there;
+* a table delimiter row has its pipes replaced by entities: table cells must not split a code
+  span apart.
+
+For text without any of these constructs (the real library) the result equals the input.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import replace
+
+from ..model import Example, Library, Rule
+from .text import starts_with_code
+
+#: Link schemes a rule may link to; any other scheme is shown as text, not linked.
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+_CHAR_REF = re.compile(r"&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z0-9]+;)")
+#: An opening fence both Python-Markdown's SuperFences and CommonMark accept: up to three
+#: spaces, three or more backticks or tildes, and at most a plain language name.
+_FENCE_OPEN = re.compile(r"(?P<ws> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*[A-Za-z0-9_+-]*[ \t]*")
+#: A fence run at a line start (after the indentation and quote markers renderers skip).
+_FENCE_RUN = re.compile(r"^(?P<lead>[ \t>]*)(?P<char>[`~])(?=(?P=char){2})")
+_DELIMITER_ROW = re.compile(r"[ \t>]*[|:\- \t]*")
+#: Backtick runs and the backslashes before them (a backslash escapes a backtick).
+_BACKTICKS = re.compile(r"\\*`+")
+_TEXT_SPECIAL = re.compile(r"!\[|\]\(|\]:|&|<|\{")
+_SCHEME = re.compile(r"[a-z][a-z0-9+.\-]*:")
+#: How much of the text after ``](`` or ``]:`` is read for the destination's scheme.
+_DESTINATION_WINDOW = 512
+
+
+def inert_markdown(text: str, *, at_line_start: bool = True, attr_lists: bool = False) -> str:
+    """``text`` (Markdown) with raw HTML, character references and script links made inert.
+
+    ``at_line_start``: the caller puts the text's first line at the start of a line (its own
+    block); when False (``Impact: {text}``, a list item) a fence there is not trusted.
+    ``attr_lists``: the renderer has the attr_list extension (the site), so ``{`` is escaped.
+    """
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = normalized.split("\n")
+    out: list[str] = []
+    offset = 0  # of the current line in ``normalized``
+    spans_trusted = True  # no unpaired backtick earlier in the current paragraph
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if index > 0 or at_line_start:
+            end = _fence_end(lines, index)
+            if end is not None:
+                out.extend(lines[index : end + 1])
+                offset += sum(len(kept) + 1 for kept in lines[index : end + 1])
+                index = end + 1
+                continue
+        if not line.strip(" \t"):
+            spans_trusted = True
+            out.append(line)
+            offset += len(line) + 1
+            index += 1
+            continue
+        paired = _paired_spans(line)
+        if paired is None:
+            spans_trusted = False
+        spans = paired if spans_trusted and paired is not None else []
+        out.append(_inert_line(line, spans, (normalized, offset), attr_lists=attr_lists))
+        offset += len(line) + 1
+        index += 1
+    return "\n".join(out)
+
+
+def inert_text(text: str) -> str:
+    """Plain text (a title) for a Markdown document: inert, and never opening a block."""
+    return inert_markdown(text, at_line_start=False)
+
+
+def _fence_end(lines: list[str], start: int) -> int | None:
+    """The closing line of a fenced block opening at ``start`` that every renderer agrees on."""
+    opening = _FENCE_OPEN.fullmatch(lines[start])
+    if opening is None:
+        return None
+    ws, fence = opening.group("ws"), opening.group("fence")
+    closing = re.compile(rf"(?P<indent> *)(?P<run>{re.escape(fence[0])}{{{len(fence)},}})[ \t]*")
+    for number in range(start + 1, len(lines)):
+        line = lines[number]
+        if not line.strip():
+            continue
+        if not line.startswith(ws):
+            return None  # SuperFences abandons a fence whose lines are less indented
+        found = closing.fullmatch(line)
+        if found is None:
+            continue
+        if found.group("indent") == ws and found.group("run") == fence:
+            return number
+        if len(found.group("indent")) <= 3:
+            return None  # CommonMark would close the block here, SuperFences would not
+    return None
+
+
+def _paired_spans(line: str) -> list[tuple[int, int]] | None:
+    """Code spans of ``line`` as (start, end), or None when the line is not self-contained.
+
+    Self-contained: single backticks only, none escaped, paired within the line. Then every
+    renderer pairs them the same way; anything else is left for the text escaping.
+    """
+    runs = list(_BACKTICKS.finditer(line))
+    if any(run.group(0) != "`" for run in runs) or len(runs) % 2:
+        return None
+    return [(runs[i].start(), runs[i + 1].end()) for i in range(0, len(runs), 2)]
+
+
+def _inert_line(
+    line: str, spans: list[tuple[int, int]], where: tuple[str, int], attr_lists: bool
+) -> str:
+    """One line outside fences: ``spans`` kept verbatim, the rest escaped.
+
+    ``where`` is the whole text and this line's offset in it: a link destination may follow
+    on the next line.
+    """
+    if _DELIMITER_ROW.fullmatch(line) and "|" in line and "-" in line:
+        return line.replace("|", "&#124;")
+    pieces: list[str] = []
+    position = 0
+    for start, end in [*spans, (len(line), len(line))]:
+        pieces.append(_inert_segment(line, position, start, where, attr_lists))
+        pieces.append(line[start:end])
+        position = end
+    result = "".join(pieces)
+    run = _FENCE_RUN.match(result)
+    if run is not None:
+        entity = "&#96;" if run.group("char") == "`" else "&#126;"
+        result = result[: run.start("char")] + entity + result[run.end("char") :]
+    return result
+
+
+def _inert_segment(
+    line: str, start: int, end: int, where: tuple[str, int], attr_lists: bool
+) -> str:
+    """Escape ``line[start:end]`` (text, not code)."""
+    text, line_offset = where
+
+    def replace_special(match: re.Match[str]) -> str:
+        token = match.group(0)
+        after_start = line_offset + start + match.end()
+        after = text[after_start : after_start + _DESTINATION_WINDOW]
+        if token == "![":
+            # Python-Markdown puts an image's text in its alt attribute, and a code span there
+            # comes back unescaped: ![`"onerror=…`](x) would add an attribute.
+            return "&#33;[" if _code_before_close(after, "[", "]") else token
+        if token == "](":
+            # The same holds for a code span in a link's destination or title.
+            unsafe = _unsafe_destination(after) or _code_before_close(after, "(", ")")
+            return "]&#40;" if unsafe else token
+        if token == "]:":
+            return "]&#58;" if _unsafe_destination(after) else token
+        if token == "&":
+            return "&amp;" if _CHAR_REF.match(line, start + match.start()) else "&"
+        if token == "<":
+            return "&lt;"
+        return "&#123;" if attr_lists else token
+
+    return _TEXT_SPECIAL.sub(replace_special, line[start:end])
+
+
+def _code_before_close(text: str, opening: str, closing: str) -> bool:
+    """Whether a backtick comes before the bracket that closes one already open (or none does).
+
+    Brackets inside code spans do not count for a renderer, but a code span starts with a
+    backtick: up to the first backtick, counting every bracket finds the renderer's closing one.
+    """
+    depth = 1
+    for char in text:
+        if char == "`":
+            return True
+        if char == opening:
+            depth += 1
+        elif char == closing:
+            depth -= 1
+            if depth == 0:
+                return False
+    return True
+
+
+def _unsafe_destination(text: str) -> bool:
+    """Whether a link destination at the start of ``text`` has a scheme outside SAFE_SCHEMES.
+
+    Read the way browsers and renderers would: character references decoded, and whitespace,
+    control characters, backslashes, backticks and angle brackets dropped.
+    """
+    for candidate in (text, html.unescape(text)):
+        squeezed = "".join(
+            char for char in candidate if ord(char) > 0x20 and char not in "\x7f\\`<>"
+        ).lower()
+        scheme = _SCHEME.match(squeezed)
+        if scheme is not None and scheme.group(0)[:-1] not in SAFE_SCHEMES:
+            return True
+    return False
+
+
+# --- a whole library ---------------------------------------------------------------------
+
+
+def inert_rule(rule: Rule) -> Rule:
+    """``rule`` with every text field inert for a Markdown export (see the module doc)."""
+    return replace(
+        rule,
+        title=inert_text(rule.title),
+        statement=inert_markdown(rule.statement),
+        seed_example=inert_markdown(
+            rule.seed_example, at_line_start=starts_with_code(rule.seed_example)
+        ),
+        rationale=inert_markdown(rule.rationale, at_line_start=False),
+        triggers=tuple(inert_markdown(t, at_line_start=False) for t in rule.triggers),
+        impact=inert_markdown(rule.impact, at_line_start=False),
+        correction=inert_markdown(rule.correction, at_line_start=False),
+        retired_reason=(
+            None
+            if rule.retired_reason is None
+            else inert_markdown(rule.retired_reason, at_line_start=False)
+        ),
+        examples=tuple(_inert_example(example) for example in rule.examples),
+    )
+
+
+def _inert_example(example: Example) -> Example:
+    return replace(
+        example, title=inert_text(example.title), explanation=inert_markdown(example.explanation)
+    )
+
+
+def inert_library(library: Library) -> Library:
+    """The library as the Markdown exports print it: every text field inert."""
+    return replace(
+        library,
+        title=inert_text(library.title),
+        subtitle=inert_text(library.subtitle),
+        preamble=tuple(inert_markdown(paragraph) for paragraph in library.preamble),
+        categories=tuple(
+            replace(category, title=inert_text(category.title)) for category in library.categories
+        ),
+        rules=tuple(inert_rule(rule) for rule in library.rules),
+    )
