@@ -1,67 +1,123 @@
 """Benchmarks: rlt-rules against its peers on synthetic libraries of 17, 1,000 and 5,000 rules.
 
 Run with ``./dev bench`` (or ``.venv/bin/python benchmarks/run.py``). Each figure is the median
-of several runs of a fresh process, printed with its ratio against the peer measured in the
-same run. ``--sizes`` and ``--runs`` shorten a run while you work.
+of several runs, printed with its ratio against the peer measured in the same run and, where
+the issue sets one, the target and PASS/FAIL. ``--sizes``, ``--runs`` and ``--only`` shorten a
+run while you work. See benchmarks/README.md for what each benchmark measures.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import platform
+import re
+import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from synth import write_library
+
+from rlt_rules import load_library
+from rlt_rules.export import site_files
+from rlt_rules.releases import load_history
+from rlt_rules.site import pages
+from rlt_rules.validate import load_schema, schema_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+#: Sizes above which a benchmark only prints why it was skipped (minutes per full site build).
+SITE_MAX_SIZE = 1000
+#: How long to wait for ``site serve``'s first build and for a rebuild to show an edit.
+SERVE_FIRST_BUILD_TIMEOUT = 900.0
+SERVE_REBUILD_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """One benchmark line: our median, the peer's median, and what the issue targets."""
+    """One benchmark line: our median, the peer's median (if any), and the issue's target.
+
+    ``ratio`` is the peer's time over ours ("x faster") or, for an overhead, ours over the
+    peer's ("x of"). ``verdict`` is None where no target applies at this size.
+    """
 
     name: str
     size: int
     ours: float
-    peer: float | None
-    peer_name: str
-    target: str
+    unit: str = "s"
+    peer: float | None = None
+    peer_name: str = ""
+    overhead: bool = False
+    target: str = ""
+    verdict: bool | None = None
+    note: str = ""
 
     def line(self) -> str:
-        if self.peer is None:
-            return f"{self.name:<28} {self.size:>6}  {self.ours:8.3f} s  {'':>22}  {self.target}"
-        ratio = self.peer / self.ours
-        return (
-            f"{self.name:<28} {self.size:>6}  {self.ours:8.3f} s  {self.peer_name} "
-            f"{self.peer:8.3f} s = {ratio:5.2f}x faster  {self.target}"
+        figure = f"{self.ours:9.3f} {self.unit:<6}"
+        compared = ""
+        if self.peer is not None:
+            if self.overhead:
+                ratio = f"= {self.ours / self.peer:5.2f}x of it"
+            else:
+                ratio = f"= {self.peer / self.ours:5.2f}x faster"
+            compared = f"{self.peer_name} {self.peer:8.3f} {self.unit} {ratio}"
+        verdict = "" if self.verdict is None else ("PASS" if self.verdict else "FAIL")
+        parts = [f"{self.name:<24} {self.size:>5}  {figure}", compared, self.target, verdict]
+        if self.note:
+            parts.append(f"({self.note})")
+        return "  ".join(part for part in parts if part)
+
+
+Result = Measurement | str
+
+
+def _run(command: Sequence[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -> float:
+    """Wall time of one fresh process running ``command``; fails on a non-zero exit."""
+    started = time.perf_counter()
+    completed = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise SystemExit(
+            f"benchmark command failed ({completed.returncode}): {' '.join(command)}\n"
+            f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}"
         )
+    return elapsed
 
 
-def median_seconds(command: Sequence[str], runs: int, cwd: Path = ROOT) -> float:
-    """Median wall time of ``command`` over ``runs`` fresh processes; fails on a non-zero exit."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        completed = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
-        times.append(time.perf_counter() - started)
-        if completed.returncode != 0:
-            raise SystemExit(
-                f"benchmark command failed ({completed.returncode}): {' '.join(command)}\n"
-                f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}"
-            )
-    return statistics.median(times)
+def median_seconds(
+    command: Sequence[str], runs: int, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> float:
+    """Median wall time of ``command`` over ``runs`` fresh processes."""
+    return statistics.median(_run(command, cwd, env) for _ in range(runs))
 
 
-def bench_validate(rules: Path, size: int, runs: int) -> Measurement:
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("RLT_RULES_DIR", None)
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+# --- validate -----------------------------------------------------------------------------
+
+
+def bench_validate(rules: Path, size: int, runs: int) -> list[Result]:
+    """``rlt-rules validate`` against ``check-jsonschema`` over the same files."""
     ours = median_seconds([str(BIN / "rlt-rules"), "validate", str(rules)], runs)
     peer = median_seconds(
         [
@@ -72,19 +128,295 @@ def bench_validate(rules: Path, size: int, runs: int) -> Measurement:
         ],
         runs,
     )
-    target = "target >= 3x at 1,000" if size == 1000 else ""
-    return Measurement("validate", size, ours, peer, "check-jsonschema", target)
+    at_target = size == 1000
+    return [
+        Measurement(
+            "validate",
+            size,
+            ours,
+            peer=peer,
+            peer_name="check-jsonschema",
+            target="target >= 3x" if at_target else "",
+            verdict=peer / ours >= 3 if at_target else None,
+        )
+    ]
 
 
-BENCHMARKS: dict[str, Callable[[Path, int, int], Measurement]] = {
+# --- site build -----------------------------------------------------------------------------
+
+
+def write_static_project(rules: Path, project: Path) -> Path:
+    """The same site as plain MkDocs input: generated pages written out as Markdown.
+
+    The docs folder holds the hand-written pages (markers already filled) and every page the
+    hook generates; the configuration is mkdocs.yml without the hook, with the same theme,
+    plugins, extensions and nav shape (category pages in the nav, rule pages kept out of it).
+    Returns the configuration file.
+    """
+    library = load_library(rules)
+    docs = project / "docs"
+    shutil.copytree(ROOT / "site", docs)
+    for page_path in docs.rglob("*.md"):
+        uri = page_path.relative_to(docs).as_posix()
+        filled, _ = pages.fill_markers(page_path.read_text(encoding="utf-8"), library, uri)
+        page_path.write_text(filled, encoding="utf-8")
+    generated = pages.generated_pages(
+        library,
+        load_schema("rule.schema.json"),
+        load_schema("library.schema.json"),
+        schema_source=str(schema_dir() / "rule.schema.json"),
+        history=load_history(rules),
+    )
+    for page in generated:
+        target = docs / page.src_uri
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page.markdown, encoding="utf-8")
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    del config["hooks"]
+    config["docs_dir"] = str(docs)
+    config["site_dir"] = str(project / "site")
+    config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
+    config["not_in_nav"] = "\n".join(f"/{page.src_uri}" for page in generated if not page.in_nav)
+    section = _nav_section(config["nav"], pages.INDEX_URI)
+    at = section.index(pages.INDEX_URI) + 1
+    section[at:at] = [
+        {html.escape(category.title): pages.category_uri(category.id)}
+        for category in library.categories
+    ]
+    config_file = project / "mkdocs.yml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return config_file
+
+
+def _nav_section(nav: list, target: str) -> list:
+    for item in nav:
+        if item == target:
+            return nav
+        values = item.values() if isinstance(item, dict) else ()
+        for value in values:
+            if isinstance(value, list):
+                try:
+                    return _nav_section(value, target)
+                except LookupError:
+                    continue
+    raise LookupError(f"{target} is not in mkdocs.yml's nav")
+
+
+def _html_pages(site: Path) -> set[str]:
+    return {path.relative_to(site).as_posix() for path in site.rglob("*.html")}
+
+
+def bench_site(rules: Path, size: int, runs: int) -> list[Result]:
+    """``rlt-rules site build`` against ``mkdocs build`` of the same pages as static Markdown."""
+    if size > SITE_MAX_SIZE:
+        return [f"{'site build':<24} {size:>5}  skipped: sizes up to {SITE_MAX_SIZE} only"]
+    runs = runs if size < 1000 else min(runs, 2)
+    with tempfile.TemporaryDirectory(prefix="rlt-bench-site-") as tmp:
+        work = Path(tmp)
+        config = write_static_project(rules, work / "static")
+        env = _environment()
+        ours_site, peer_site = work / "ours", work / "static" / "site"
+        ours = median_seconds(
+            [
+                str(BIN / "rlt-rules"),
+                "site",
+                "build",
+                "--rules",
+                str(rules),
+                "--site-dir",
+                str(ours_site),
+            ],
+            runs,
+            env=env,
+        )
+        peer = median_seconds(
+            [str(BIN / "mkdocs"), "build", "--quiet", "--config-file", str(config)],
+            runs,
+            env=env,
+        )
+        built = _html_pages(peer_site)
+        missing = built ^ _html_pages(ours_site)
+        if missing:
+            raise SystemExit(f"site benchmark: the two builds differ in pages: {sorted(missing)}")
+    return [
+        Measurement(
+            "site build",
+            size,
+            ours,
+            peer=peer,
+            peer_name="plain mkdocs build",
+            overhead=True,
+            target="target <= 1.3x",
+            verdict=ours / peer <= 1.3,
+            note=f"{len(built)} HTML pages each",
+        )
+    ]
+
+
+# --- exports ------------------------------------------------------------------------------
+
+
+def bench_exports(rules: Path, size: int, runs: int) -> list[Result]:
+    """``site_files`` in process: time, and peak memory beyond the loaded library."""
+    load_times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        library = load_library(rules)
+        load_times.append(time.perf_counter() - started)
+    export_times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        published = site_files(library, "https://rlt-rules.example/1.0.0/")
+        export_times.append(time.perf_counter() - started)
+        del published
+    del library
+
+    tracemalloc.start()
+    library = load_library(rules)
+    data_bytes = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    published = site_files(library, "https://rlt-rules.example/1.0.0/")
+    peak = tracemalloc.get_traced_memory()[1] - before
+    tracemalloc.stop()
+    output_bytes = sum(len(data) for data in published.values())
+    del published, library
+
+    per_rule = peak / size
+    timed = size == 5000
+    return [
+        Measurement("load library", size, statistics.median(load_times)),
+        Measurement(
+            "exports (site_files)",
+            size,
+            statistics.median(export_times),
+            target="target < 2 s" if timed else "",
+            verdict=statistics.median(export_times) < 2 if timed else None,
+        ),
+        Measurement(
+            "exports peak memory",
+            size,
+            per_rule / 1024,
+            unit="KB/rule",
+            target="target <= 50 KB/rule",
+            verdict=per_rule <= 50 * 1024,
+            note=f"peak {peak / 2**20:.1f} MB, output {output_bytes / 2**20:.1f} MB, "
+            f"library objects {data_bytes / size / 1024:.1f} KB/rule",
+        ),
+    ]
+
+
+# --- serve rebuild -----------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8", errors="replace")
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return None
+
+
+def _wait_for(url: str, text: str, timeout: float, server: subprocess.Popen, log: Path) -> float:
+    """Seconds until the page at ``url`` contains ``text``; fails if the server exits."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        body = _fetch(url)
+        if body is not None and text in body:
+            return time.perf_counter() - started
+        if server.poll() is not None:
+            tail = log.read_text()[-3000:]
+            raise SystemExit(f"site serve exited ({server.returncode}):\n{tail}")
+        time.sleep(0.05)
+    tail = log.read_text()[-3000:]
+    raise SystemExit(f"{url} did not show {text!r} within {timeout:.0f} s:\n{tail}")
+
+
+def _edit_statement(rule_file: Path, token: str) -> None:
+    """Start the rule's statement with ``token`` (the edit a reviewer would make)."""
+    text = rule_file.read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^(statement: \|-\n  )(?:Edit \d+\. )?", rf"\g<1>{token} ", text, count=1)
+    rule_file.write_text(text, encoding="utf-8")
+
+
+def bench_serve_rebuild(rules: Path, size: int, runs: int) -> list[Result]:
+    """Edit one rule while ``rlt-rules site serve`` runs; time until the served page shows it."""
+    if size > SITE_MAX_SIZE:
+        return [f"{'serve rebuild':<24} {size:>5}  skipped: sizes up to {SITE_MAX_SIZE} only"]
+    with tempfile.TemporaryDirectory(prefix="rlt-bench-serve-") as tmp:
+        work = Path(tmp) / "rules"
+        shutil.copytree(rules, work)
+        rule_id = f"R{max(1, size // 2):02d}"
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}/rules/{rule_id}/"
+        log = Path(tmp) / "serve.log"
+        with log.open("w") as output:
+            started = time.perf_counter()
+            server = subprocess.Popen(
+                [
+                    str(BIN / "rlt-rules"),
+                    "site",
+                    "serve",
+                    "--rules",
+                    str(work),
+                    "--dev-addr",
+                    f"127.0.0.1:{port}",
+                ],
+                cwd=ROOT,
+                env=_environment(),
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            _wait_for(url, rule_id, SERVE_FIRST_BUILD_TIMEOUT, server, log)
+            first = time.perf_counter() - started
+            rebuilds = []
+            for number in range(1, runs + 1):
+                token = f"Edit {number}."
+                _edit_statement(work / f"{rule_id}.yaml", token)
+                rebuilds.append(_wait_for(url, token, SERVE_REBUILD_TIMEOUT, server, log))
+                time.sleep(1.0)  # let the server settle before the next edit
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
+    rebuild = statistics.median(rebuilds)
+    return [
+        Measurement("serve: first build", size, first),
+        Measurement(
+            "serve: rebuild one edit",
+            size,
+            rebuild,
+            target="target <= 3 s" if size == 1000 else "",
+            verdict=rebuild <= 3 if size == 1000 else None,
+            note=f"edit to page shown, {len(rebuilds)} edits",
+        ),
+    ]
+
+
+BENCHMARKS: dict[str, Callable[[Path, int, int], list[Result]]] = {
     "validate": bench_validate,
+    "site": bench_site,
+    "exports": bench_exports,
+    "serve-rebuild": bench_serve_rebuild,
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[17, 1000, 5000])
-    parser.add_argument("--runs", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--only", choices=sorted(BENCHMARKS), nargs="+")
     args = parser.parse_args()
     print(
@@ -94,9 +426,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rlt-bench-") as tmp:
         for size in args.sizes:
             rules = write_library(Path(tmp) / f"lib{size}" / "rules", size)
-            runs = args.runs if size < 5000 else max(1, args.runs // 2)
+            runs = args.runs if size < 5000 else max(1, args.runs - 1)
             for name in args.only or BENCHMARKS:
-                print(BENCHMARKS[name](rules, size, runs).line(), flush=True)
+                for result in BENCHMARKS[name](rules, size, runs):
+                    print(result if isinstance(result, str) else result.line(), flush=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import Library, Rule
+from .jsonout import indented
 from .text import expected_output
 
 FILE_NAME = "rules.json"
@@ -69,7 +70,7 @@ def bundle_data(library: Library) -> dict[str, Any]:
 
 def serialize(data: dict[str, Any]) -> bytes:
     """Readable, stable JSON: two-space indent, fields in model order, UTF-8, final newline."""
-    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    return indented(data)
 
 
 def render(library: Library) -> bytes:

@@ -8,12 +8,12 @@ findings. Without a site URL the URI fields (``informationUri``, ``helpUri``) ar
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ..model import Library, Rule, Status
 from .inert import inert_markdown, inert_rule
+from .jsonout import indented
 from .markdown import bullet_list, join_blocks, rule_url, seed_example_block, site_base, status_note
 from .text import seed_example_text, strip_fences
 
@@ -49,13 +49,29 @@ def _help_markdown(rule: Rule) -> str:
     return join_blocks(([f"**{note}**"] if note else []) + blocks).rstrip("\n")
 
 
-def rule_descriptor(library: Library, rule: Rule, site_url: str | None) -> dict[str, Any]:
-    """One rule as a SARIF ``reportingDescriptor``."""
+def replaced_ids(library: Library) -> dict[str, list[str]]:
+    """For each rule that replaces others, the ids it replaces (SARIF ``deprecatedIds``)."""
+    replaced: dict[str, list[str]] = {}
+    for other in library.rules:  # in id order
+        if other.replaced_by is not None:
+            replaced.setdefault(other.replaced_by, []).append(other.id)
+    return replaced
+
+
+def rule_descriptor(
+    library: Library,
+    rule: Rule,
+    site_url: str | None,
+    replaced_by_rule: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """One rule as a SARIF ``reportingDescriptor``.
+
+    ``replaced_by_rule`` is :func:`replaced_ids` of the library, passed in for many rules.
+    """
+    if replaced_by_rule is None:
+        replaced_by_rule = replaced_ids(library)
     descriptor: dict[str, Any] = {"id": rule.id, "name": pascal_case(rule.title)}
-    replaced = sorted(
-        (other.id for other in library.rules if other.replaced_by == rule.id),
-        key=lambda rule_id: int(rule_id[1:]),
-    )
+    replaced = replaced_by_rule.get(rule.id, [])
     if replaced:
         descriptor["deprecatedIds"] = replaced
     descriptor["shortDescription"] = {"text": rule.title}
@@ -86,7 +102,8 @@ def rule_descriptor(library: Library, rule: Rule, site_url: str | None) -> dict[
 
 def rule_descriptors(library: Library, site_url: str | None) -> list[dict[str, Any]]:
     """Every rule as a SARIF ``reportingDescriptor``, in id order (for ``driver.rules``)."""
-    return [rule_descriptor(library, rule, site_url) for rule in library.rules]
+    replaced = replaced_ids(library)
+    return [rule_descriptor(library, rule, site_url, replaced) for rule in library.rules]
 
 
 def driver(library: Library, site_url: str | None) -> dict[str, Any]:
@@ -113,8 +130,7 @@ def sarif_log(library: Library, site_url: str | None) -> dict[str, Any]:
 
 
 def render(library: Library, site_url: str | None) -> bytes:
-    text = json.dumps(sarif_log(library, site_url), ensure_ascii=False, indent=2) + "\n"
-    return text.encode("utf-8")
+    return indented(sarif_log(library, site_url))
 
 
 def files(library: Library, site_url: str | None) -> dict[str, bytes]:
