@@ -50,6 +50,9 @@ _TEXT_SPECIAL = re.compile(r"!\[|\]\(|\]:|&|<|\{")
 _SCHEME = re.compile(r"[a-z][a-z0-9+.\-]*:")
 #: How much of the text after ``](`` or ``]:`` is read for the destination's scheme.
 _DESTINATION_WINDOW = 512
+#: Text without any of these comes out of :func:`inert_markdown` unchanged (most rule text):
+#: they are everything the escaping, fence and delimiter-row rules act on, and ``\r``.
+_MAYBE_ACTIVE = re.compile(r"[\r|<&{]|!\[|\]\(|\]:|```|~~~")
 
 
 def inert_markdown(text: str, *, at_line_start: bool = True, attr_lists: bool = False) -> str:
@@ -59,6 +62,8 @@ def inert_markdown(text: str, *, at_line_start: bool = True, attr_lists: bool = 
     block); when False (``Impact: {text}``, a list item) a fence there is not trusted.
     ``attr_lists``: the renderer has the attr_list extension (the site), so ``{`` is escaped.
     """
+    if _MAYBE_ACTIVE.search(text) is None:
+        return text
     normalized = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = normalized.split("\n")
     out: list[str] = []
