@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from rlt_rules import Library, load_library
-from rlt_rules.export import bundle, sarif
-from rlt_rules.export.inert import inert_markdown
+from rlt_rules.export import bundle, inert, sarif
+from rlt_rules.export.inert import inert_library, inert_markdown
 from rlt_rules.export.jsonout import indented
+from rlt_rules.export.text import expected_output
 from rlt_rules.releases import History, load_history, rule_history
 from rlt_rules.site import pages
 from rlt_rules.validate import load_schema
@@ -185,3 +186,26 @@ def test_text_the_fast_path_returns_as_is_is_what_the_full_pass_returns(
 )
 def test_text_with_active_markup_still_gets_the_full_pass(text: str, inert: str) -> None:
     assert inert_markdown(text) == inert
+
+
+def test_canonical_json_is_the_standard_librarys_text(library: Library) -> None:
+    rules = [rule.to_dict() for rule in library.rules]
+    for data in (rules, {"é": 1, "z": 2, "Z": 3, "a": {"ü": [], "u": {}}, "": TRICKY_STRINGS}):
+        stdlib = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        assert bundle.canonical_json(data) == stdlib.encode("utf-8")
+
+
+def test_expected_output_skips_code_without_markers() -> None:
+    assert expected_output("print(1)\nx = 2\n") == ()
+    assert expected_output("print(1)\n#> 1\nprint('#>')  # not at line start\n#>\n") == ("1", "")
+
+
+def test_inert_library_is_made_once_per_library_and_is_what_a_fresh_pass_gives() -> None:
+    site = load_library(LIBRARIES["site"])  # HTML in titles and statements
+    valid = load_library(LIBRARIES["valid"])
+    shown = inert_library(site)
+    assert inert_library(site) is shown
+    assert shown == inert._inert_library(site) != site
+    # Another library is not given the last one's result.
+    assert inert_library(valid) == inert._inert_library(valid)
+    assert inert_library(site) == shown

@@ -12,12 +12,11 @@ canonical JSON of ``rules`` (keys sorted, no spaces, UTF-8).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from ..model import Library, Rule
-from .jsonout import indented
+from .jsonout import canonical, indented
 from .text import expected_output
 
 FILE_NAME = "rules.json"
@@ -26,10 +25,12 @@ GENERATOR = "rlt-rules"
 
 
 def canonical_json(data: Any) -> bytes:
-    """The one serialization hashed: sorted keys, no whitespace, UTF-8."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
-        "utf-8"
-    )
+    """The one serialization hashed: sorted keys, no whitespace, UTF-8.
+
+    The bytes of ``json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``
+    (keys sorted by code point, which is UTF-8 byte order), written by orjson in C.
+    """
+    return canonical(data)
 
 
 def content_hash(rules: list[dict[str, Any]]) -> str:

@@ -1,4 +1,4 @@
-"""Readable JSON for the exports, written in C.
+"""JSON for the exports, written in C.
 
 :func:`indented` gives exactly the bytes of ``json.dumps(data, ensure_ascii=False, indent=2)``
 plus a final newline, UTF-8 encoded, for the data the exports hold (strings, integers,
@@ -13,9 +13,15 @@ from typing import Any
 
 import orjson
 
-_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+_INDENTED = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
 
 def indented(data: Any) -> bytes:
     """Two-space-indented JSON of ``data``, non-ASCII kept as UTF-8, ending with a newline."""
-    return orjson.dumps(data, option=_OPTIONS)
+    return orjson.dumps(data, option=_INDENTED)
+
+
+def canonical(data: Any) -> bytes:
+    """Compact JSON with keys sorted: the bytes of ``json.dumps(data, ensure_ascii=False,
+    sort_keys=True, separators=(",", ":"))`` UTF-8 encoded (code point order is byte order)."""
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)

@@ -53,9 +53,11 @@ def seed_text(library: Library) -> str:
 
 def expected_output(code: str) -> tuple[str, ...]:
     """The output an example's code says it prints: its ``#>`` lines, without the marker."""
+    if "#>" not in code:
+        return ()
     lines = []
     for line in code.split("\n"):
-        match = OUTPUT_LINE.match(line)
+        match = OUTPUT_LINE.match(line) if "#>" in line else None
         if match is not None:
             lines.append(match.group("text") or "")
     return tuple(lines)
