@@ -8,7 +8,9 @@ environment with ``RLT_RULES_DIR`` naming the rules directory for the site hook.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,6 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..export.atomic import process_running
 from ..site import DEFAULT_RULES_DIR, RULES_DIR_ENV
 from ..validate import load_library
 
@@ -114,7 +117,7 @@ def _run(command: list[str], env: dict[str, str]) -> int:
     """Run a child to completion; a SIGTERM to this process is passed on to it."""
     from ..cli import EXIT_INVALID, EXIT_OK
 
-    child = subprocess.Popen(command, env=env)
+    child = subprocess.Popen(command, env=env, preexec_fn=_exit_with_parent(os.getpid()))
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.terminate())
     try:
         returncode = child.wait()
@@ -124,6 +127,27 @@ def _run(command: list[str], env: dict[str, str]) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     return EXIT_OK if returncode == 0 else EXIT_INVALID
+
+
+def _exit_with_parent(parent: int):
+    """A ``preexec_fn`` that makes the child get SIGKILL when this process dies (Linux).
+
+    Killed with SIGKILL, this process cannot stop its MkDocs child, which would go on writing
+    into a staging folder the next build removes. Elsewhere there is no such hook: None.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+
+    def arrange() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return arrange
+
+
+#: prctl option: the signal a child gets when its parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
 
 
 def _mkdocs(*arguments: str) -> list[str]:
@@ -144,14 +168,17 @@ def run_build(args: argparse.Namespace) -> int:
     """Build into a fresh directory beside the target, and swap it in only on success.
 
     MkDocs writes the whole site before ``--strict`` aborts, so building in place would leave
-    a site with broken links behind; a failed build here leaves the previous site untouched.
+    a site with broken links behind; a failed or killed build here leaves the previous site
+    untouched. A killed build cannot remove its staging folder: the next build does.
     """
     from ..cli import EXIT_OK
 
+    if Path(args.config_file).is_file():  # first, so a failing build still restores a site
+        recover_interrupted_build(_build_target(args, Path(args.config_file)))
     config, env, _ = _prepare(args)
-    target = Path(args.site_dir).resolve() if args.site_dir else _configured_site_dir(config)
+    target = _build_target(args, config)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.building-"))
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=_work_prefix(target, "building")))
     command = _mkdocs("build", "--config-file", str(config), "--site-dir", str(staging))
     if args.strict:
         command.append("--strict")
@@ -163,6 +190,10 @@ def run_build(args: argparse.Namespace) -> int:
         return status
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _build_target(args: argparse.Namespace, config: Path) -> Path:
+    return Path(args.site_dir).resolve() if args.site_dir else _configured_site_dir(config)
 
 
 def _configured_site_dir(config: Path) -> Path:
@@ -180,10 +211,34 @@ def _swap_in(built: Path, target: Path) -> None:
     if not target.exists():
         os.replace(built, target)
         return
-    retired = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+    retired = Path(tempfile.mkdtemp(dir=target.parent, prefix=_work_prefix(target, "old")))
     os.replace(target, retired / target.name)
     os.replace(built, target)
     shutil.rmtree(retired, ignore_errors=True)
+
+
+def _work_prefix(target: Path, kind: str) -> str:
+    """``.site.building-<pid>-``: beside the target, naming the build that owns it."""
+    return f".{target.name}.{kind}-{os.getpid()}-"
+
+
+def recover_interrupted_build(target: Path) -> None:
+    """Remove what killed builds of ``target`` left beside it (their process is gone).
+
+    A build killed between the two renames of :func:`_swap_in` leaves no site, the previous
+    one set aside in its ``.old-`` folder: it is put back first.
+    """
+    if not target.parent.is_dir():
+        return
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(?P<kind>building|old)-(?P<pid>[0-9]+)-.+")
+    for entry in sorted(target.parent.iterdir()):
+        found = pattern.fullmatch(entry.name)
+        if found is None or not entry.is_dir() or process_running(int(found.group("pid"))):
+            continue
+        retired = entry / target.name
+        if found.group("kind") == "old" and retired.is_dir() and not target.exists():
+            os.replace(retired, target)
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def run_serve(args: argparse.Namespace) -> int:
