@@ -446,6 +446,7 @@ def _assert_nothing_ran(page: Page, dialogs: list[str]) -> None:
     assert not scripted, scripted
 
 
+@pytest.mark.browser
 def test_the_browser_check_sees_a_payload_run(page: Page) -> None:
     """Control: the same payload, rendered raw, does run here, so the checks below can fail."""
     dialogs = _watch_dialogs(page)
@@ -456,6 +457,7 @@ def test_the_browser_check_sees_a_payload_run(page: Page) -> None:
     assert dialogs
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize(
     ("path", "shown"),
     [
@@ -481,6 +483,7 @@ def test_no_payload_runs_in_the_browser(
     _assert_nothing_ran(page, dialogs)
 
 
+@pytest.mark.browser
 def test_search_results_show_payloads_as_text(page: Page, hostile_url: str) -> None:
     dialogs = _watch_dialogs(page)
     page.goto(hostile_url)
@@ -502,6 +505,7 @@ def test_search_results_show_payloads_as_text(page: Page, hostile_url: str) -> N
     _assert_nothing_ran(page, dialogs)
 
 
+@pytest.mark.browser
 def test_index_filter_handles_payload_queries(page: Page, hostile_url: str) -> None:
     dialogs = _watch_dialogs(page)
     page.goto(f"{hostile_url}rules/?q=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E")
@@ -514,6 +518,7 @@ def test_index_filter_handles_payload_queries(page: Page, hostile_url: str) -> N
     _assert_nothing_ran(page, dialogs)
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("name", MARKDOWN_EXPORTS)
 def test_markdown_exports_run_nothing_in_the_browser(
     page: Page, hostile_site: BuiltSite, name: str
