@@ -16,6 +16,7 @@ from rlt_rules import Library, load_library
 from rlt_rules.export import bundle, inert, sarif
 from rlt_rules.export.inert import inert_library, inert_markdown
 from rlt_rules.export.jsonout import indented
+from rlt_rules.export.markdown import encode_blocks, join_blocks
 from rlt_rules.export.text import expected_output
 from rlt_rules.releases import History, load_history, rule_history
 from rlt_rules.site import pages
@@ -209,3 +210,11 @@ def test_inert_library_is_made_once_per_library_and_is_what_a_fresh_pass_gives()
     # Another library is not given the last one's result.
     assert inert_library(valid) == inert._inert_library(valid)
     assert inert_library(site) == shown
+
+
+@pytest.mark.parametrize(
+    "blocks", [[], [""], ["# Title"], ["# Title — é", "para\ntwo lines", "- a\n- b", "😀"]]
+)
+@pytest.mark.parametrize("prefix", ["", "---\nname: x\n---\n\n"])
+def test_encoded_blocks_are_the_joined_text_encoded(blocks: list[str], prefix: str) -> None:
+    assert encode_blocks(blocks, prefix) == (prefix + join_blocks(blocks)).encode("utf-8")

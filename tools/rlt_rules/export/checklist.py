@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..model import Library, Status
 from .inert import inert_library
-from .markdown import bullet_list, join_blocks
+from .markdown import bullet_list, encode_blocks
 from .text import rule_heading
 
 FILE_NAME = "checklist.md"
@@ -33,7 +33,7 @@ def render(library: Library) -> bytes:
                 heading += f" (deprecated: see {rule.replaced_by})"
             blocks.append(f"**{heading}**")
             blocks.append(bullet_list(rule.triggers, marker="- [ ] "))
-    return join_blocks(blocks).encode("utf-8")
+    return encode_blocks(blocks)
 
 
 def files(library: Library) -> dict[str, bytes]:

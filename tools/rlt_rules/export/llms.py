@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..model import Library
 from .inert import inert_library
-from .markdown import join_blocks, library_blocks, rule_url, site_base
+from .markdown import encode_blocks, library_blocks, rule_url, site_base
 from .text import first_sentence, rule_heading
 
 INDEX_NAME = "llms.txt"
@@ -50,13 +50,13 @@ def render_index(library: Library, site_url: str | None) -> bytes:
             )
         )
     )
-    return join_blocks(blocks).encode("utf-8")
+    return encode_blocks(blocks)
 
 
 def render_full(library: Library) -> bytes:
     blocks = library_blocks(library, full=True)
     blocks.insert(1, summary(library))
-    return join_blocks(blocks).encode("utf-8")
+    return encode_blocks(blocks)
 
 
 def files(library: Library, site_url: str | None) -> dict[str, bytes]:

@@ -15,7 +15,7 @@ import yaml
 
 from ..model import Library
 from .inert import inert_library
-from .markdown import join_blocks, library_blocks
+from .markdown import encode_blocks, library_blocks
 
 FILE_NAME = "SKILL.md"
 MAX_NAME = 64
@@ -49,8 +49,7 @@ def front_matter(library: Library) -> str:
 
 def render(library: Library) -> bytes:
     """``SKILL.md``: front matter, then the library with each rule's guidance."""
-    body = join_blocks(library_blocks(library, full=False))
-    return (front_matter(library) + "\n" + body).encode("utf-8")
+    return encode_blocks(library_blocks(library, full=False), prefix=front_matter(library) + "\n")
 
 
 def files(library: Library) -> dict[str, bytes]:
