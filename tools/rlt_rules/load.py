@@ -110,22 +110,40 @@ class _Rejected(Exception):
 def load_yaml(path: Path, display_path: str | None = None) -> LoadResult:
     """Read and parse ``path``. ``display_path`` is how diagnostics name the file."""
     shown = display_path if display_path is not None else str(path)
+    raw = read_source(path, shown)
+    return raw if isinstance(raw, LoadResult) else parse_yaml(raw, shown)
 
-    def fail(line: int, column: int, message: str) -> LoadResult:
-        return LoadResult(None, (Diagnostic(shown, line, column, message),))
 
+def read_source(path: Path, shown: str) -> bytes | LoadResult:
+    """The bytes of ``path``, or the failure (too large, unreadable) as a :class:`LoadResult`."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            return fail(
-                1,
-                1,
-                f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a "
-                "rule file: split it or remove what does not belong",
-            )
-        raw = path.read_bytes()
+            return _failure(shown, 1, 1, _too_large(size))
+        return path.read_bytes()
     except OSError as error:
-        return fail(1, 1, f"cannot read file: {error.strerror or error}")
+        return _failure(shown, 1, 1, f"cannot read file: {error.strerror or error}")
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a "
+        "rule file: split it or remove what does not belong"
+    )
+
+
+def _failure(shown: str, line: int, column: int, message: str) -> LoadResult:
+    return LoadResult(None, (Diagnostic(shown, line, column, message),))
+
+
+def parse_yaml(raw: bytes, shown: str) -> LoadResult:
+    """Parse the bytes of a file that diagnostics call ``shown`` (see :func:`load_yaml`)."""
+
+    def fail(line: int, column: int, message: str) -> LoadResult:
+        return _failure(shown, line, column, message)
+
+    if len(raw) > MAX_FILE_BYTES:
+        return fail(1, 1, _too_large(len(raw)))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

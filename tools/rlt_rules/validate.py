@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 
-from .load import Document, JsonPath, load_yaml
+from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef, Status
 
 LIBRARY_FILE = "library.yaml"
@@ -79,15 +79,71 @@ def _inline_local_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
     return inlined
 
 
-def load_library(path: str | Path) -> Library:
-    """Load and validate a rules directory; raise :class:`LibraryError` with every diagnostic."""
-    result = validate_directory(Path(path))
+class DocumentCache:
+    """Files already parsed and schema-checked, by their bytes.
+
+    For a process that validates the same directory again and again (the site's live
+    preview): a file whose bytes did not change is not parsed or checked again. The documents
+    and diagnostics are the ones a fresh load gives; the cross-record and release checks
+    always run. Entries for files not seen by the latest validation are dropped.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str, bytes], tuple[LoadResult, list[Diagnostic]]] = {}
+        self._seen: set[tuple[str, str, bytes]] = set()
+
+    def load(self, path: Path, shown: str, schema_name: str) -> tuple[LoadResult, list[Diagnostic]]:
+        raw = read_source(path, shown)
+        if isinstance(raw, LoadResult):
+            return raw, []
+        key = (shown, schema_name, raw)
+        self._seen.add(key)
+        if key not in self._entries:
+            self._entries[key] = _parse_and_check(raw, shown, schema_name)
+        return self._entries[key]
+
+    def forget_unseen(self) -> None:
+        """Drop the files the validation that just ended did not read."""
+        self._entries = {key: self._entries[key] for key in self._seen if key in self._entries}
+        self._seen = set()
+
+
+def _parse_and_check(
+    raw: bytes, shown: str, schema_name: str
+) -> tuple[LoadResult, list[Diagnostic]]:
+    loaded = parse_yaml(raw, shown)
+    if loaded.document is None:
+        return loaded, []
+    return loaded, schema_diagnostics(loaded.document, schema_name)
+
+
+def _load_and_check(
+    path: Path, shown: str, schema_name: str, cache: DocumentCache | None
+) -> tuple[LoadResult, list[Diagnostic]]:
+    """The file's load result and, when it loaded, its schema diagnostics."""
+    if cache is not None:
+        return cache.load(path, shown, schema_name)
+    loaded = load_yaml(path, shown)
+    if loaded.document is None:
+        return loaded, []
+    return loaded, schema_diagnostics(loaded.document, schema_name)
+
+
+def load_library(path: str | Path, cache: DocumentCache | None = None) -> Library:
+    """Load and validate a rules directory; raise :class:`LibraryError` with every diagnostic.
+
+    ``cache`` keeps unchanged files from being parsed and checked again (see
+    :class:`DocumentCache`).
+    """
+    result = validate_directory(Path(path), cache=cache)
     if result.library is None:
         raise LibraryError(result.diagnostics)
     return result.library
 
 
-def validate_directory(root: Path, display_root: str | None = None) -> ValidationResult:
+def validate_directory(
+    root: Path, display_root: str | None = None, cache: DocumentCache | None = None
+) -> ValidationResult:
     """Validate ``root`` (holding ``library.yaml`` and one ``<id>.yaml`` per rule)."""
     shown_root = display_root if display_root is not None else str(root)
 
@@ -108,10 +164,11 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
             )
         )
     else:
-        loaded = load_yaml(library_path, shown(library_path))
+        loaded, schema_errors = _load_and_check(
+            library_path, shown(library_path), "library.schema.json", cache
+        )
         diagnostics.extend(loaded.diagnostics)
         if loaded.document is not None:
-            schema_errors = list(schema_diagnostics(loaded.document, "library.schema.json"))
             diagnostics.extend(schema_errors)
             if not schema_errors:
                 library_doc = loaded.document
@@ -131,11 +188,10 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
                 )
             )
             continue
-        loaded = load_yaml(path, shown(path))
+        loaded, schema_errors = _load_and_check(path, shown(path), "rule.schema.json", cache)
         diagnostics.extend(loaded.diagnostics)
         if loaded.document is None:
             continue
-        schema_errors = list(schema_diagnostics(loaded.document, "rule.schema.json"))
         diagnostics.extend(schema_errors)
         if not schema_errors:
             rule_docs.append(loaded.document)
@@ -153,6 +209,8 @@ def validate_directory(root: Path, display_root: str | None = None) -> Validatio
     from .releases import release_diagnostics
 
     diagnostics.extend(release_diagnostics(root, library_doc, rule_docs, shown))
+    if cache is not None:
+        cache.forget_unseen()
     diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
     if diagnostics or library_doc is None:

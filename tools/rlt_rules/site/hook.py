@@ -6,6 +6,10 @@ adds the generated pages (rule pages kept out of the nav); ``on_page_markdown`` 
 ``<!-- rlt:NAME -->`` markers of hand-written pages; ``on_serve`` watches the rules directory;
 ``on_post_build`` writes :func:`rlt_rules.export.site_files` under ``site_dir``.
 
+Live preview (``mkdocs serve --dirty``, which ``rlt-rules site serve`` runs): a rebuild renders
+only the pages whose Markdown changed (see :class:`Preview`), so editing one rule of 1,000
+shows in seconds instead of a minute.
+
 MkDocs loads this file by path, so it imports the package absolutely.
 """
 
@@ -15,14 +19,17 @@ import html
 import logging
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils import clean_directory
 
 from rlt_rules.export import site_files
 from rlt_rules.export.atomic import write_atomic
@@ -31,7 +38,7 @@ from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
 from rlt_rules.releases import History, load_history
 from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
-from rlt_rules.validate import load_library, load_schema, schema_dir
+from rlt_rules.validate import DocumentCache, load_library, load_schema, schema_dir
 
 log = logging.getLogger("mkdocs.hooks.rlt_rules")
 
@@ -55,6 +62,70 @@ class BuildInput:
 _current: BuildInput | None = None
 
 
+@dataclass(slots=True)
+class Preview:
+    """What the previous build of a live preview (``mkdocs serve --dirty``) produced.
+
+    MkDocs' dirty builds render only files it reports modified; a generated page always
+    reports modified, so the hook decides instead. A rebuild is *full* (the site directory
+    emptied, every page rendered) when anything every page depends on changed: the
+    configuration, a hand-written page (its Markdown with markers filled), the library's
+    title, version, preamble or categories (the nav), or the set of rules and their tags
+    (the tags page). Otherwise it is *partial*: the hand-written pages (a few; the tags page
+    lists every rule's tags) and the generated pages whose Markdown differs from the previous
+    build's are rendered, and the search index keeps the entries of the pages not rendered.
+    Either way the site equals a clean build's.
+    """
+
+    documents: DocumentCache = field(default_factory=DocumentCache)
+    #: What every page depends on, as of the last finished build (None: none finished yet).
+    layout: tuple | None = None
+    #: Markdown of each generated page in the last finished build, by source URI.
+    markdown: dict[str, str] = field(default_factory=dict)
+    #: This build: a full one, the URL of every page, the pages rendered so far, whether its
+    #: pages are all written, and what becomes ``layout`` and ``markdown`` when they are.
+    full: bool = True
+    pages: set[str] = field(default_factory=set)
+    rendered: set[str] = field(default_factory=set)
+    written: bool = False
+    pending_layout: tuple | None = None
+    pending_markdown: dict[str, str] = field(default_factory=dict)
+
+    def start_build(self) -> None:
+        self.full, self.pages, self.rendered, self.written = True, set(), set(), False
+
+
+#: Set by ``on_startup`` for ``mkdocs serve --dirty``; None for every other build.
+_preview: Preview | None = None
+
+#: MkDocs warns before every dirty build that navigation may be wrong; with the hook deciding
+#: what is rebuilt it is not, and in strict mode the warning would fail every rebuild.
+_DIRTY_WARNING = "A 'dirty' build is being performed"
+
+
+class _DirtyWarningFilter(logging.Filter):
+    rlt_rules_dirty_filter = True
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_DIRTY_WARNING)
+
+
+class _UnchangedPage(File):
+    """A generated page whose Markdown is the same as in the previous preview build."""
+
+    def is_modified(self) -> bool:
+        return False
+
+
+def on_startup(*, command: str, dirty: bool) -> None:
+    global _preview
+    _preview = Preview() if command == "serve" and dirty else None
+    if _preview is not None:
+        logger = logging.getLogger("mkdocs.commands.build")
+        if not any(getattr(f, "rlt_rules_dirty_filter", False) for f in logger.filters):
+            logger.addFilter(_DirtyWarningFilter())
+
+
 def rules_dir_for(config: MkDocsConfig) -> Path:
     """``$RLT_RULES_DIR`` (relative to the working directory), else ``rules/`` by mkdocs.yml."""
     configured = os.environ.get(RULES_DIR_ENV)
@@ -72,8 +143,10 @@ def _build_input() -> BuildInput:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _current
     rules_dir = rules_dir_for(config)
+    if _preview is not None:
+        _preview.start_build()
     try:
-        library = load_library(rules_dir)
+        library = load_library(rules_dir, _preview.documents if _preview is not None else None)
         history = load_history(rules_dir)
     except LibraryError as error:
         raise PluginError(
@@ -153,6 +226,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             ),
         )
     docs_dir = Path(config.docs_dir).resolve()
+    unchanged = _plan_preview_build(config, files, current, generated)
     for page in generated:
         existing = files.get_file_from_path(page.src_uri)
         if existing is not None:
@@ -160,7 +234,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
                 f"{Path(config.docs_dir) / page.src_uri}: this page is generated from the "
                 "rule library; remove the hand-written file"
             )
-        file = File.generated(
+        kind = _UnchangedPage if page.src_uri in unchanged else File
+        file = kind.generated(
             config,
             page.src_uri,
             content=page.markdown,
@@ -169,6 +244,94 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         file.edit_uri = _edit_uri(page.source, docs_dir)
         files.append(file)
     return files
+
+
+def _plan_preview_build(
+    config: MkDocsConfig,
+    files: Files,
+    current: BuildInput,
+    generated: tuple[pages.GeneratedPage, ...],
+) -> set[str]:
+    """For a preview rebuild: the generated pages to leave as they are (see :class:`Preview`).
+
+    Empties the site directory first when this rebuild must be full.
+    """
+    preview = _preview
+    if preview is None:
+        return set()
+    library = current.library
+    handwritten = tuple(
+        (file.src_uri, pages.fill_markers(file.content_string, library, file.src_uri)[0])
+        for file in files.documentation_pages()
+    )
+    layout = (
+        Path(config.config_file_path).read_bytes() if config.config_file_path else b"",
+        handwritten,
+        library.metadata_dict(),
+        tuple((rule.id, rule.tags) for rule in library.rules),
+        current.with_sample_review,
+        str(Path(config.site_dir).resolve()),
+    )
+    preview.full = layout != preview.layout
+    preview.pending_layout = layout
+    preview.pending_markdown = {page.src_uri: page.markdown for page in generated}
+    if preview.full:
+        clean_directory(config.site_dir)
+        return set()
+    site_dir = Path(config.site_dir)
+    for file in files.documentation_pages():
+        # MkDocs renders a page whose output is missing.
+        (site_dir / file.dest_uri).unlink(missing_ok=True)
+    return {
+        page.src_uri
+        for page in generated
+        if preview.markdown.get(page.src_uri) == page.markdown
+        and (site_dir / _output_path(page.src_uri, config)).is_file()
+    }
+
+
+def _output_path(src_uri: str, config: MkDocsConfig) -> str:
+    return File(src_uri, None, "", config.use_directory_urls).dest_uri
+
+
+def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+    """Preview rebuilds: give plugins the Markdown of the pages that are not rendered again.
+
+    MkDocs skips every event of a page it does not rebuild, but plugins such as tags collect
+    from every page's Markdown what the rebuilt pages show (the tag links).
+    """
+    preview = _preview
+    if preview is None:
+        return nav
+    documentation = files.documentation_pages()
+    preview.pages = {file.url for file in documentation}
+    if preview.full:
+        return nav
+    for file in documentation:
+        if file.is_modified():
+            continue
+        page = file.page if file.page is not None else Page(None, file, config)
+        page.read_source(config)
+        page.markdown = config.plugins.on_page_markdown(
+            page.markdown, page=page, config=config, files=files
+        )
+    return nav
+
+
+def on_page_context(context, page: Page, config: MkDocsConfig, nav: Navigation):
+    if _preview is not None:
+        _preview.rendered.add(page.url)
+    return context
+
+
+def on_build_error(error: Exception) -> None:
+    """A preview build that failed while writing pages: the next one renders every page.
+
+    (An invalid library fails before any page is written; strict mode's warnings fail the
+    build after every page is written: neither needs it.)
+    """
+    if _preview is not None and _preview.rendered and not _preview.written:
+        _preview.layout = None
 
 
 def _edit_uri(source: str | None, docs_dir: Path) -> str | None:
@@ -203,12 +366,18 @@ def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveRel
     return server
 
 
+@event_priority(50)  # before the search plugin writes its index: see _keep_search_entries
 def on_post_build(config: MkDocsConfig) -> None:
     """Publish the exports at the site root, each file replaced atomically.
 
     Their links (SARIF ``helpUri``, llms.txt) point at this version's pages as mike publishes
     them: ``<site_url><library version>/rules/R03/``.
     """
+    preview = _preview
+    if preview is not None:
+        _keep_search_entries(config, preview)
+        preview.layout, preview.markdown = preview.pending_layout, preview.pending_markdown
+        preview.written = True
     library = _build_input().library
     published = site_files(library, versioned_site_url(config.site_url, library.version))
     site_dir = Path(config.site_dir)
@@ -217,6 +386,30 @@ def on_post_build(config: MkDocsConfig) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, data)
     log.info("rlt-rules: published %d export files", len(published))
+
+
+def _keep_search_entries(config: MkDocsConfig, preview: Preview) -> None:
+    """Add the previous index's entries of the pages not rendered again to this build's index.
+
+    Material's search plugin, in a dirty build, merges the previous index by dropping the
+    entries of the *first* rendered page only, which assumes one page changed. Here the
+    entries of every page not rendered in this build are carried over and the plugin is given
+    no previous index, so its index holds each page once, as a clean build's does.
+    """
+    search = config.plugins.get("material/search")
+    if search is None:
+        return
+    previous = search.search_index_prev
+    kept = preview.pages - preview.rendered
+    if previous is not None and kept:
+        carried = [entry for entry in previous.entries if _page_of(entry["location"]) in kept]
+        search.search_index.entries[:0] = carried
+    search.search_index_prev = None
+
+
+def _page_of(location: str) -> str:
+    """``rules/R03/#statement`` -> ``rules/R03/`` (the page URL of a search entry)."""
+    return location.split("#", 1)[0]
 
 
 def versioned_site_url(site_url: str | None, version: str) -> str | None:
