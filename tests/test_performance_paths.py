@@ -7,10 +7,16 @@ against the full escaping pass, one lookup table against scanning the library. N
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from mkdocs.exceptions import Abort
 
 from rlt_rules import Library, load_library
 from rlt_rules.export import bundle, inert, sarif
@@ -218,3 +224,123 @@ def test_inert_library_is_made_once_per_library_and_is_what_a_fresh_pass_gives()
 @pytest.mark.parametrize("prefix", ["", "---\nname: x\n---\n\n"])
 def test_encoded_blocks_are_the_joined_text_encoded(blocks: list[str], prefix: str) -> None:
     assert encode_blocks(blocks, prefix) == (prefix + join_blocks(blocks)).encode("utf-8")
+
+
+# --- live preview: partial rebuilds equal clean builds -------------------------------------------
+
+
+class PreviewSession:
+    """``mkdocs serve --dirty`` without the server: the same builds, in this process.
+
+    MkDocs' ``serve`` runs ``build(config, dirty=True)`` once per change with a freshly loaded
+    configuration and the plugin instances (and this hook module) kept; so does this class.
+    """
+
+    def __init__(self, site_dir: Path) -> None:
+        self.site_dir = site_dir
+        self.rendered: list[set[str]] = []
+        self.config().plugins.on_startup(command="serve", dirty=True)
+
+    def config(self):
+        from mkdocs.config import load_config
+
+        return load_config(str(ROOT / "mkdocs.yml"), site_dir=str(self.site_dir))
+
+    def build(self) -> set[str]:
+        """Build; return the HTML files written by this build."""
+        from mkdocs.commands.build import build
+
+        before = {path: path.stat().st_mtime_ns for path in self.site_dir.rglob("*.html")}
+        build(self.config(), dirty=True)
+        return {
+            path.relative_to(self.site_dir).as_posix()
+            for path in self.site_dir.rglob("*.html")
+            if before.get(path) != path.stat().st_mtime_ns
+        }
+
+
+def clean_build(site_dir: Path, rules: Path) -> None:
+    env = dict(os.environ, RLT_RULES_DIR=str(rules), NO_MKDOCS_2_WARNING="1")
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(ROOT / "mkdocs.yml")]
+    result = subprocess.run(
+        [*command, "--site-dir", str(site_dir)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def site_contents(site_dir: Path) -> dict[str, object]:
+    """Every file of a built site, comparable between builds made at different times."""
+    contents: dict[str, object] = {}
+    for path in sorted(site_dir.rglob("*")):
+        if not path.is_file():
+            continue
+        relative = path.relative_to(site_dir).as_posix()
+        if relative == "search/search_index.json":
+            index = json.loads(path.read_bytes())
+            docs = sorted(json.dumps(doc, sort_keys=True) for doc in index["docs"])
+            contents[relative] = (index["config"], docs)
+        elif relative.endswith(".gz"):
+            contents[relative] = gzip.decompress(path.read_bytes())  # its header has a time
+        else:
+            contents[relative] = path.read_bytes()
+    return contents
+
+
+def assert_same_site(preview: Path, clean: Path) -> None:
+    ours, theirs = site_contents(preview), site_contents(clean)
+    assert sorted(ours) == sorted(theirs)
+    different = [name for name in ours if ours[name] != theirs[name]]
+    assert not different, f"the preview differs from a clean build in {different}"
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path.name} has no {old!r}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_preview_rebuilds_only_changed_pages_and_equals_a_clean_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = tmp_path / "rules"
+    shutil.copytree(LIBRARIES["real"], rules, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("RLT_RULES_DIR", str(rules))
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    session = PreviewSession(tmp_path / "preview")
+    first = session.build()
+    assert "rules/R05/index.html" in first and "rules/R12/index.html" in first
+
+    def check(step: str) -> None:
+        clean = tmp_path / f"clean-{step}"
+        clean_build(clean, rules)
+        assert_same_site(session.site_dir, clean)
+
+    # A statement: the rule's page, its category page and the index show it.
+    edit(rules / "R05.yaml", "statement: |-\n  ", "statement: |-\n  Preview edit one. ")
+    rebuilt = session.build()
+    assert "rules/R05/index.html" in rebuilt and "rules/index.html" in rebuilt
+    assert "rules/R12/index.html" not in rebuilt
+    check("statement")
+
+    # A title: also the neighbours' reading links and the related rules' lists.
+    edit(rules / "R05.yaml", "title: ", "title: Renamed, ")
+    rebuilt = session.build()
+    assert {"rules/R04/index.html", "rules/R06/index.html"} <= rebuilt
+    assert "rules/R12/index.html" not in rebuilt
+    check("title")
+
+    # Tags: the tags page lists every rule, so everything is rendered again.
+    edit(rules / "R05.yaml", "tags: [", "tags: [preview-tag, ")
+    assert "rules/R12/index.html" in session.build()
+    check("tags")
+
+    # An invalid library fails the build before anything is written; fixing it rebuilds
+    # only what changed since the last good build.
+    saved = (rules / "R07.yaml").read_text(encoding="utf-8")
+    (rules / "R07.yaml").write_text(saved.replace("category: ", "category: nowhere-"), "utf-8")
+    with pytest.raises(Abort, match="BuildError"):  # the hook's PluginError
+        session.build()
+    (rules / "R07.yaml").write_text(saved.replace("impact: |-\n  ", "impact: |-\n  New. "), "utf-8")
+    rebuilt = session.build()
+    assert "rules/R07/index.html" in rebuilt and "rules/R12/index.html" not in rebuilt
+    check("after-error")

@@ -69,7 +69,7 @@ class Preview:
     MkDocs' dirty builds render only files it reports modified; a generated page always
     reports modified, so the hook decides instead. A rebuild is *full* (the site directory
     emptied, every page rendered) when anything every page depends on changed: the
-    configuration, a hand-written page (its Markdown with markers filled), the library's
+    configuration, a hand-written page's source, the library's
     title, version, preamble or categories (the nav), or the set of rules and their tags
     (the tags page). Otherwise it is *partial*: the hand-written pages (a few; the tags page
     lists every rule's tags) and the generated pages whose Markdown differs from the previous
@@ -82,6 +82,8 @@ class Preview:
     layout: tuple | None = None
     #: Markdown of each generated page in the last finished build, by source URI.
     markdown: dict[str, str] = field(default_factory=dict)
+    #: Each page's title as its last rendering found it (the text of its first heading).
+    titles: dict[str, str] = field(default_factory=dict)
     #: This build: a full one, the URL of every page, the pages rendered so far, whether its
     #: pages are all written, and what becomes ``layout`` and ``markdown`` when they are.
     full: bool = True
@@ -90,6 +92,9 @@ class Preview:
     written: bool = False
     pending_layout: tuple | None = None
     pending_markdown: dict[str, str] = field(default_factory=dict)
+    #: Pages not rendered in this build, in order, not yet handed to the plugins.
+    unrendered: list[File] = field(default_factory=list)
+    order: dict[str, int] = field(default_factory=dict)
 
     def start_build(self) -> None:
         self.full, self.pages, self.rendered, self.written = True, set(), set(), False
@@ -260,10 +265,7 @@ def _plan_preview_build(
     if preview is None:
         return set()
     library = current.library
-    handwritten = tuple(
-        (file.src_uri, pages.fill_markers(file.content_string, library, file.src_uri)[0])
-        for file in files.documentation_pages()
-    )
+    handwritten = tuple((file.src_uri, file.content_string) for file in files.documentation_pages())
     layout = (
         Path(config.config_file_path).read_bytes() if config.config_file_path else b"",
         handwritten,
@@ -295,32 +297,56 @@ def _output_path(src_uri: str, config: MkDocsConfig) -> str:
 
 
 def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
-    """Preview rebuilds: give plugins the Markdown of the pages that are not rendered again.
-
-    MkDocs skips every event of a page it does not rebuild, but plugins such as tags collect
-    from every page's Markdown what the rebuilt pages show (the tag links).
-    """
+    """Preview rebuilds: line up the pages that are not rendered again (see :func:`on_pre_page`)."""
     preview = _preview
     if preview is None:
         return nav
     documentation = files.documentation_pages()
     preview.pages = {file.url for file in documentation}
-    if preview.full:
-        return nav
-    for file in documentation:
-        if file.is_modified():
-            continue
+    preview.unrendered = [] if preview.full else [f for f in documentation if not f.is_modified()]
+    preview.order = {file.src_uri: position for position, file in enumerate(documentation)}
+    return nav
+
+
+def on_pre_page(page: Page, config: MkDocsConfig, files: Files) -> Page:
+    """Preview rebuilds: give plugins the Markdown of the pages not rendered again, in order.
+
+    MkDocs skips every event of a page it does not rebuild, but plugins collect from every
+    page's Markdown what rebuilt pages show (tag links, the tags page, ``tags.json``), in the
+    order of the pages: so the pages before this one are handed over first.
+    """
+    if _preview is not None:
+        _hand_over_unrendered(config, files, before=_preview.order.get(page.file.src_uri, 0))
+    return page
+
+
+@event_priority(110)  # before the tags plugin (100) renders its listings
+def on_env(env, config: MkDocsConfig, files: Files):
+    if _preview is not None:
+        _hand_over_unrendered(config, files, before=len(_preview.order))
+    return env
+
+
+def _hand_over_unrendered(config: MkDocsConfig, files: Files, before: int) -> None:
+    preview = _preview
+    assert preview is not None
+    while preview.unrendered and preview.order[preview.unrendered[0].src_uri] < before:
+        file = preview.unrendered.pop(0)
         page = file.page if file.page is not None else Page(None, file, config)
         page.read_source(config)
+        if file.src_uri in preview.titles:
+            # Unrendered, a page's title is its heading's Markdown source (``private\-state``).
+            page.meta.setdefault("title", preview.titles[file.src_uri])
         page.markdown = config.plugins.on_page_markdown(
             page.markdown, page=page, config=config, files=files
         )
-    return nav
 
 
 def on_page_context(context, page: Page, config: MkDocsConfig, nav: Navigation):
     if _preview is not None:
         _preview.rendered.add(page.url)
+        if page.title is not None:
+            _preview.titles[page.file.src_uri] = page.title
     return context
 
 
