@@ -244,7 +244,8 @@ def recover_interrupted_build(target: Path) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     config, env, _ = _prepare(args)
     return _run(
-        _mkdocs("serve", "--config-file", str(config), "--dev-addr", args.dev_addr),
+        # --dirty: the site hook then re-renders only the pages an edit changed.
+        _mkdocs("serve", "--dirty", "--config-file", str(config), "--dev-addr", args.dev_addr),
         env,
     )
 
