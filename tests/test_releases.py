@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rule_edits import edit, problems
 
 import rlt_rules
 from rlt_rules.cli import main
@@ -50,18 +51,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(PROJECT, target)
     monkeypatch.chdir(target)
     return target
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"fixture text {old!r} not found in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def problems(rules: Path) -> list[str]:
-    result = validate_directory(rules, "rules")
-    assert result.library is None, "expected the library to be rejected"
-    return [str(diagnostic) for diagnostic in result.diagnostics]
 
 
 def add_rule(rules: Path, rule_id: str, title: str, statement: str) -> Path:

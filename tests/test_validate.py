@@ -11,6 +11,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from rule_edits import edit, problems
 
 import rlt_rules
 from rlt_rules.cli import main
@@ -26,18 +27,6 @@ def rules_dir(tmp_path: Path) -> Path:
     target = tmp_path / "rules"
     shutil.copytree(VALID, target)
     return target
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"fixture text {old!r} not found in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def problems(rules: Path) -> list[str]:
-    result = validate_directory(rules, "rules")
-    assert result.library is None, "expected the library to be rejected"
-    return [str(diagnostic) for diagnostic in result.diagnostics]
 
 
 # --- the valid library -------------------------------------------------------------------
