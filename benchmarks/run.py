@@ -171,6 +171,7 @@ def write_static_project(rules: Path, project: Path) -> Path:
         target = docs / page.src_uri
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page.markdown, encoding="utf-8")
+    (docs / pages.INDEX_TEXT_URI).write_text(pages.index_filter_text(library), encoding="utf-8")
 
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     del config["hooks"]

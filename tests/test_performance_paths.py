@@ -10,9 +10,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import posixpath
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -315,17 +317,23 @@ def test_preview_rebuilds_only_changed_pages_and_equals_a_clean_build(
         clean_build(clean, rules)
         assert_same_site(session.site_dir, clean)
 
-    # A statement: the rule's page, its category page and the index show it.
+    # A statement: the rule's page and its category page show it; the index page does not
+    # (its filter reads statements from rules/filter-text.json), nor do hand-written pages.
     edit(rules / "R05.yaml", "statement: |-\n  ", "statement: |-\n  Preview edit one. ")
     rebuilt = session.build()
-    assert "rules/R05/index.html" in rebuilt and "rules/index.html" in rebuilt
-    assert "rules/R12/index.html" not in rebuilt
+    category = f"categories/{load_library(rules).rule('R05').category}/index.html"
+    assert {"rules/R05/index.html", category} <= rebuilt
+    assert not rebuilt & {"rules/R12/index.html", "rules/index.html", "tags/index.html"}
+    assert not rebuilt & {"index.html", "authoring/index.html"}
+    assert "preview edit one" in (session.site_dir / "rules/filter-text.json").read_text()
     check("statement")
 
-    # A title: also the neighbours' reading links and the related rules' lists.
+    # A title: also the neighbours' reading links, the related rules' lists, the index and
+    # the tags page, which lists every rule by title.
     edit(rules / "R05.yaml", "title: ", "title: Renamed, ")
     rebuilt = session.build()
-    assert {"rules/R04/index.html", "rules/R06/index.html"} <= rebuilt
+    assert {"rules/R04/index.html", "rules/R06/index.html", "rules/index.html"} <= rebuilt
+    assert "tags/index.html" in rebuilt
     assert "rules/R12/index.html" not in rebuilt
     check("title")
 
@@ -344,3 +352,34 @@ def test_preview_rebuilds_only_changed_pages_and_equals_a_clean_build(
     rebuilt = session.build()
     assert "rules/R07/index.html" in rebuilt and "rules/R12/index.html" not in rebuilt
     check("after-error")
+
+
+def test_page_links_match_posixpath_relpath() -> None:
+    uris = [
+        "index.md",
+        "tags.md",
+        "rules/index.md",
+        "rules/R03.md",
+        "rules/R1000.md",
+        "categories/state-and-lifecycle.md",
+        "reference/format.md",
+        "a/b/c.md",
+        "a/x/y/z.md",
+        "a/b.md",
+    ]
+    for here in uris:
+        for there in uris:
+            expected = posixpath.relpath(there, posixpath.dirname(here) or ".")
+            assert pages.link(here, there) == expected, (here, there)
+    assert pages.link("rules/R03.md", "changelog.md", "100") == "../changelog.md#100"
+
+
+def test_examples_section_is_reused_only_for_equal_examples() -> None:
+    library = load_library(LIBRARIES["real"])
+    rule = library.rule("R17")
+    first = pages.rule_page(library, rule)
+    changed = replace(rule.examples[0], explanation="A different explanation.")
+    edited = replace(rule, examples=(changed, *rule.examples[1:]))
+    second = pages.rule_page(library, edited)
+    assert "A different explanation." in second and "A different explanation." not in first
+    assert pages.rule_page(library, rule) == first

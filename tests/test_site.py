@@ -270,6 +270,14 @@ def test_index_rows_carry_the_filter_data(fixture_site: BuiltSite) -> None:
         assert f'data-category="{rule.category}"' in row.group(0)
         assert f'data-status="{rule.status}"' in row.group(0)
         assert f'data-tags="{" ".join(rule.tags)}"' in row.group(0)
+    assert 'data-rlt-text="filter-text.json"' in index
+    # What typed words match: id, title, category, tags and statement, as lower-case words.
+    texts = json.loads(read(fixture_site, "rules/filter-text.json"))
+    assert sorted(texts) == sorted(rule.id for rule in fixture_site.library.rules)
+    rule = fixture_site.library.rule("R22")
+    category = fixture_site.library.category(rule.category)
+    for part in (rule.id, rule.title, category.title, *rule.tags, rule.statement.split()[-1]):
+        assert " ".join(part.lower().split()) in texts["R22"], part
 
 
 # --- pure helpers -------------------------------------------------------------------------

@@ -13,6 +13,9 @@
     if (!form || !table || form.dataset.rltReady) return;
     form.dataset.rltReady = "true";
     var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr[data-rule]"));
+    // Typed words match each rule's id, title, category, tags and statement: a JSON file beside
+    // the page (data-rlt-text). Until it has loaded, or if it cannot be, they match the row.
+    var texts = {};
     var count = document.querySelector("[data-rlt-count]");
     var empty = document.querySelector("[data-rlt-empty]");
 
@@ -55,7 +58,7 @@
       var status = field("status").value;
       var shown = 0;
       rows.forEach(function (row) {
-        var text = row.dataset.text || "";
+        var text = texts[row.dataset.rule] || row.textContent.toLowerCase();
         var tags = (row.dataset.tags || "").split(" ");
         var visible =
           (!category || row.dataset.category === category) &&
@@ -98,6 +101,27 @@
 
     readAddress();
     apply();
+
+    if (table.dataset.rltText && window.fetch) {
+      window
+        .fetch(table.dataset.rltText)
+        .then(function (response) {
+          if (!response.ok) throw new Error(response.status + " " + table.dataset.rltText);
+          return response.json();
+        })
+        .then(function (loaded) {
+          texts = loaded;
+          apply();
+        })
+        .catch(function (error) {
+          console.warn("rules index: filtering by id, title and tags only:", error);
+        })
+        .then(function () {
+          form.dataset.rltTextReady = "true";
+        });
+    } else {
+      form.dataset.rltTextReady = "true";
+    }
   }
 
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) {

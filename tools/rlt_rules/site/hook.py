@@ -22,6 +22,8 @@ import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
@@ -62,6 +64,26 @@ class BuildInput:
 _current: BuildInput | None = None
 
 
+class _CompiledTemplates(BytecodeCache):
+    """The theme's templates compiled once per preview, not once per rebuild.
+
+    Each build gets a new Jinja environment, which compiles every template it renders again
+    (about a quarter of a second for Material's). Jinja checks each entry against the
+    template's source, so an edited template is compiled again.
+    """
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        compiled = self._compiled.get(bucket.key)
+        if compiled is not None:
+            bucket.bytecode_from_string(compiled)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._compiled[bucket.key] = bucket.bytecode_to_string()
+
+
 @dataclass(slots=True)
 class Preview:
     """What the previous build of a live preview (``mkdocs serve --dirty``) produced.
@@ -71,27 +93,29 @@ class Preview:
     emptied, every page rendered) when anything every page depends on changed: the
     configuration, a hand-written page's source, the library's
     title, version, preamble or categories (the nav), or the set of rules and their tags
-    (the tags page). Otherwise it is *partial*: the hand-written pages (a few; the tags page
-    lists every rule's tags) and the generated pages whose Markdown differs from the previous
-    build's are rendered, and the search index keeps the entries of the pages not rendered.
+    (the tags page). Otherwise it is *partial*: only the pages whose input differs from the
+    previous build's are rendered, and the search index keeps the entries of the others. A
+    generated page's input is its Markdown; a hand-written page's is its Markdown with the
+    ``<!-- rlt:NAME -->`` markers filled, plus every rule's title (the tags page lists them).
     Either way the site equals a clean build's.
     """
 
     documents: DocumentCache = field(default_factory=DocumentCache)
+    templates: _CompiledTemplates = field(default_factory=_CompiledTemplates)
     #: What every page depends on, as of the last finished build (None: none finished yet).
     layout: tuple | None = None
-    #: Markdown of each generated page in the last finished build, by source URI.
-    markdown: dict[str, str] = field(default_factory=dict)
+    #: What each page was rendered from in the last finished build, by source URI.
+    inputs: dict[str, object] = field(default_factory=dict)
     #: Each page's title as its last rendering found it (the text of its first heading).
     titles: dict[str, str] = field(default_factory=dict)
     #: This build: a full one, the URL of every page, the pages rendered so far, whether its
-    #: pages are all written, and what becomes ``layout`` and ``markdown`` when they are.
+    #: pages are all written, and what becomes ``layout`` and ``inputs`` when they are.
     full: bool = True
     pages: set[str] = field(default_factory=set)
     rendered: set[str] = field(default_factory=set)
     written: bool = False
     pending_layout: tuple | None = None
-    pending_markdown: dict[str, str] = field(default_factory=dict)
+    pending_inputs: dict[str, object] = field(default_factory=dict)
     #: Pages not rendered in this build, in order, not yet handed to the plugins.
     unrendered: list[File] = field(default_factory=list)
     order: dict[str, int] = field(default_factory=dict)
@@ -232,6 +256,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         )
     docs_dir = Path(config.docs_dir).resolve()
     unchanged = _plan_preview_build(config, files, current, generated)
+    folders: dict[str, Path] = {}
     for page in generated:
         existing = files.get_file_from_path(page.src_uri)
         if existing is not None:
@@ -246,8 +271,13 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             content=page.markdown,
             inclusion=InclusionLevel.INCLUDED if page.in_nav else InclusionLevel.NOT_IN_NAV,
         )
-        file.edit_uri = _edit_uri(page.source, docs_dir)
+        file.edit_uri = _edit_uri(page.source, docs_dir, folders)
         files.append(file)
+    files.append(
+        File.generated(
+            config, pages.INDEX_TEXT_URI, content=pages.index_filter_text(current.library)
+        )
+    )
     return files
 
 
@@ -257,7 +287,7 @@ def _plan_preview_build(
     current: BuildInput,
     generated: tuple[pages.GeneratedPage, ...],
 ) -> set[str]:
-    """For a preview rebuild: the generated pages to leave as they are (see :class:`Preview`).
+    """For a preview rebuild: the pages to leave as they are (see :class:`Preview`).
 
     Empties the site directory first when this rebuild must be full.
     """
@@ -274,22 +304,30 @@ def _plan_preview_build(
         current.with_sample_review,
         str(Path(config.site_dir).resolve()),
     )
+    titles = tuple(rule.title for rule in library.rules)
+    inputs: dict[str, object] = {
+        file.src_uri: (pages.fill_markers(file.content_string, library, file.src_uri)[0], titles)
+        for file in files.documentation_pages()
+    }
+    inputs.update((page.src_uri, page.markdown) for page in generated)
     preview.full = layout != preview.layout
     preview.pending_layout = layout
-    preview.pending_markdown = {page.src_uri: page.markdown for page in generated}
+    preview.pending_inputs = inputs
     if preview.full:
         clean_directory(config.site_dir)
         return set()
     site_dir = Path(config.site_dir)
-    for file in files.documentation_pages():
-        # MkDocs renders a page whose output is missing.
-        (site_dir / file.dest_uri).unlink(missing_ok=True)
-    return {
-        page.src_uri
-        for page in generated
-        if preview.markdown.get(page.src_uri) == page.markdown
-        and (site_dir / _output_path(page.src_uri, config)).is_file()
+    unchanged = {
+        uri
+        for uri, source in inputs.items()
+        if preview.inputs.get(uri) == source
+        and (site_dir / _output_path(uri, config)).is_file()
     }
+    for file in files.documentation_pages():
+        if file.src_uri not in unchanged:
+            # MkDocs renders a page whose output is missing.
+            (site_dir / file.dest_uri).unlink(missing_ok=True)
+    return unchanged
 
 
 def _output_path(src_uri: str, config: MkDocsConfig) -> str:
@@ -302,7 +340,7 @@ def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
     if preview is None:
         return nav
     documentation = files.documentation_pages()
-    preview.pages = {file.url for file in documentation}
+    preview.pages = {_page_url(file) for file in documentation}
     preview.unrendered = [] if preview.full else [f for f in documentation if not f.is_modified()]
     preview.order = {file.src_uri: position for position, file in enumerate(documentation)}
     return nav
@@ -323,6 +361,7 @@ def on_pre_page(page: Page, config: MkDocsConfig, files: Files) -> Page:
 @event_priority(110)  # before the tags plugin (100) renders its listings
 def on_env(env, config: MkDocsConfig, files: Files):
     if _preview is not None:
+        env.bytecode_cache = _preview.templates
         _hand_over_unrendered(config, files, before=len(_preview.order))
     return env
 
@@ -340,6 +379,9 @@ def _hand_over_unrendered(config: MkDocsConfig, files: Files, before: int) -> No
         page.markdown = config.plugins.on_page_markdown(
             page.markdown, page=page, config=config, files=files
         )
+        # The tags plugin fills its listings into the HTML of a page that holds one (the tags
+        # page); that of a page not rendered again is never written.
+        page.content = ""
 
 
 def on_page_context(context, page: Page, config: MkDocsConfig, nav: Navigation):
@@ -360,15 +402,20 @@ def on_build_error(error: Exception) -> None:
         _preview.layout = None
 
 
-def _edit_uri(source: str | None, docs_dir: Path) -> str | None:
+def _edit_uri(source: str | None, docs_dir: Path, folders: dict[str, Path]) -> str | None:
     """The source file's path relative to the docs dir (``../rules/R03.yaml``).
 
     ``edit_uri`` in mkdocs.yml points at the docs dir in the repository, so MkDocs joins this to
     the repository URL of the YAML file itself. Files outside the repository get no edit link.
+    ``folders`` holds the folders resolved so far in this build (one per folder, not per file).
     """
     if source is None:
         return None
-    path = Path(source).resolve()
+    folder, name = os.path.split(source)
+    resolved = folders.get(folder)
+    if resolved is None:
+        resolved = folders[folder] = Path(folder).resolve()
+    path = resolved / name
     repository = docs_dir.parent
     if not path.is_relative_to(repository):
         return None
@@ -402,7 +449,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     preview = _preview
     if preview is not None:
         _keep_search_entries(config, preview)
-        preview.layout, preview.markdown = preview.pending_layout, preview.pending_markdown
+        preview.layout, preview.inputs = preview.pending_layout, preview.pending_inputs
         preview.written = True
     library = _build_input().library
     published = site_files(library, versioned_site_url(config.site_url, library.version))
@@ -431,6 +478,11 @@ def _keep_search_entries(config: MkDocsConfig, preview: Preview) -> None:
         carried = [entry for entry in previous.entries if _page_of(entry["location"]) in kept]
         search.search_index.entries[:0] = carried
     search.search_index_prev = None
+
+
+def _page_url(file: File) -> str:
+    """A page's URL as ``Page.url`` and the search index give it: the home page's is ``""``."""
+    return "" if file.url in (".", "./") else file.url
 
 
 def _page_of(location: str) -> str:

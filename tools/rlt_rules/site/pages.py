@@ -11,7 +11,9 @@ Links between pages are relative Markdown links between source URIs, so ``mkdocs
 
 from __future__ import annotations
 
+import functools
 import html
+import json
 import posixpath
 import re
 import textwrap
@@ -25,6 +27,9 @@ from ..model import Example, ExampleKind, Library, Rule, Status
 from ..releases import History, RuleHistory, changelog_markdown, rule_history
 
 INDEX_URI = "rules/index.md"
+#: What the index filter matches typed words against, per rule (``index_filter_text``): a file
+#: beside the index page, so that editing a statement does not change the index page itself.
+INDEX_TEXT_URI = "rules/filter-text.json"
 FORMAT_URI = "reference/format.md"
 #: At the docs root: the changelog's rule links are ``rules/<id>.md``.
 CHANGELOG_URI = "changelog.md"
@@ -36,6 +41,7 @@ FILTER_PARAMS = ("q", "category", "tag", "status")
 # Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 _MARKER = re.compile(r"^<!--\s*rlt:([a-z-]+)\s*-->[ \t]*$", re.MULTILINE)
+_JSON_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 _BLOCK_START = re.compile(r"^(```|~~~|    |\t|[-*+] |\d+[.)] |#|>|\||<)")
 
 
@@ -97,8 +103,18 @@ def md_cell(markdown: str) -> str:
 
 
 def link(from_uri: str, to_uri: str, fragment: str = "") -> str:
-    """Relative link from one source page to another, as MkDocs resolves and validates it."""
-    relative = posixpath.relpath(to_uri, posixpath.dirname(from_uri) or ".")
+    """Relative link from one source page to another, as MkDocs resolves and validates it.
+
+    Both are normalised source URIs (``rules/R03.md``): the relative path is worked out from
+    their folders, as ``posixpath.relpath`` would, without its ten thousand ``abspath`` calls
+    per build.
+    """
+    here = from_uri.split("/")[:-1]
+    there = to_uri.split("/")
+    common = 0
+    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
+        common += 1
+    relative = "/".join([".."] * (len(here) - common) + there[common:])
     return relative + (f"#{fragment}" if fragment else "")
 
 
@@ -299,23 +315,32 @@ def _seed_example(seed: str) -> str:
 
 
 def _examples_section(rule: Rule) -> list[str]:
+    return list(_examples_markdown(rule.examples))
+
+
+@functools.lru_cache(maxsize=4096)
+def _examples_markdown(examples: tuple[Example, ...]) -> tuple[str, ...]:
+    """A rule's examples section: a function of its examples only, so kept for the next build
+    (a live preview renders every rule page's Markdown again to find the ones that changed)."""
     out = [
         "## Examples",
         "",
         "Each example is a complete program; **Output** is what it prints, checked in CI.",
         "",
     ]
-    for heading, group in _example_groups(rule):
+    for heading, group in _example_groups(examples):
         if heading:
             out += [f"### {md_text(heading)}", ""]
         out += _example_tabs(group)
-    return out
+    return tuple(out)
 
 
-def _example_groups(rule: Rule) -> list[tuple[str | None, tuple[Example, ...]]]:
+def _example_groups(
+    examples: tuple[Example, ...],
+) -> list[tuple[str | None, tuple[Example, ...]]]:
     """Bad/good pairs sharing a name form one group each; otherwise all examples form one."""
     by_name: dict[str, list[Example]] = {}
-    for example in rule.examples:
+    for example in examples:
         by_name.setdefault(example.name, []).append(example)
     paired = all(
         sorted(str(example.kind) for example in group) == ["bad", "good"]
@@ -323,7 +348,7 @@ def _example_groups(rule: Rule) -> list[tuple[str | None, tuple[Example, ...]]]:
     )
     if paired and len(by_name) > 1:
         return [(_humanize(name), _bad_first(group)) for name, group in by_name.items()]
-    return [(None, _bad_first(rule.examples))]
+    return [(None, _bad_first(examples))]
 
 
 def _bad_first(examples: Iterable[Example]) -> tuple[Example, ...]:
@@ -443,6 +468,8 @@ def index_page(library: Library) -> str:
         "</form>",
     ]
     rows = [_index_row(library, rule, here) for rule in library.rules]
+    # The page is its folder's index (``rules/``): the filter text file is beside its URL.
+    text_url = posixpath.basename(INDEX_TEXT_URI)
     return "\n".join(
         [
             "# All rules",
@@ -457,7 +484,7 @@ def index_page(library: Library) -> str:
             f'<p class="rlt-count" data-rlt-count aria-live="polite">'
             f"{len(library.rules)} rules</p>",
             "",
-            '<table markdown="1" data-rlt-index>',
+            f'<table markdown="1" data-rlt-index data-rlt-text="{text_url}">',
             "<thead><tr><th>Id</th><th>Rule</th><th>Category</th><th>Status</th><th>Tags</th>"
             "</tr></thead>",
             '<tbody markdown="1">',
@@ -471,15 +498,27 @@ def index_page(library: Library) -> str:
     )
 
 
+def index_filter_text(library: Library) -> str:
+    """JSON ``{rule id: lower-case words}`` the index filter matches typed words against: the
+    rule's id, title, category title, tags and statement (``site/js/rules-index.js``)."""
+    texts = {}
+    for rule in library.rules:
+        category = library.category(rule.category)
+        searchable = " ".join([rule.id, rule.title, category.title, *rule.tags, rule.statement])
+        texts[rule.id] = " ".join(searchable.lower().split())
+    text = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
+    # The same JSON value, with no markup character in it: the file stays inert even if
+    # served as HTML or pasted into a page.
+    return text.translate(_JSON_MARKUP_ESCAPES) + "\n"
+
+
 def _index_row(library: Library, rule: Rule, here: str) -> str:
     category = library.category(rule.category)
-    searchable = " ".join([rule.id, rule.title, category.title, *rule.tags, rule.statement])
     attributes = {
         "data-rule": rule.id,
         "data-category": rule.category,
         "data-status": str(rule.status),
         "data-tags": " ".join(rule.tags),
-        "data-text": " ".join(searchable.lower().split()),
     }
     attrs = " ".join(f'{name}="{html.escape(value)}"' for name, value in attributes.items())
     page = link(here, rule_uri(rule.id))
