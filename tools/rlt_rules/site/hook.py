@@ -320,8 +320,7 @@ def _plan_preview_build(
     unchanged = {
         uri
         for uri, source in inputs.items()
-        if preview.inputs.get(uri) == source
-        and (site_dir / _output_path(uri, config)).is_file()
+        if preview.inputs.get(uri) == source and (site_dir / _output_path(uri, config)).is_file()
     }
     for file in files.documentation_pages():
         if file.src_uri not in unchanged:
