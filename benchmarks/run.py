@@ -99,11 +99,27 @@ def _run(command: Sequence[str], cwd: Path = ROOT, env: dict[str, str] | None = 
     return elapsed
 
 
-def median_seconds(
-    command: Sequence[str], runs: int, cwd: Path = ROOT, env: dict[str, str] | None = None
-) -> float:
-    """Median wall time of ``command`` over ``runs`` fresh processes."""
-    return statistics.median(_run(command, cwd, env) for _ in range(runs))
+@dataclass(frozen=True)
+class Command:
+    argv: Sequence[str]
+    env: dict[str, str] | None = None
+
+
+def interleaved_medians(commands: dict[str, Command], runs: int) -> dict[str, float]:
+    """Median wall time of each command over ``runs`` fresh processes, run in rounds.
+
+    Each round runs every command once, starting one further along each time, so a machine
+    that gets slower or faster during the benchmark (other load, CPU clocks) moves ours and
+    the peer's figures alike instead of whichever ran last.
+    """
+    names = list(commands)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_number in range(runs):
+        shift = round_number % len(names)
+        for name in names[shift:] + names[:shift]:
+            command = commands[name]
+            times[name].append(_run(command.argv, ROOT, command.env))
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def _environment() -> dict[str, str]:
@@ -118,16 +134,21 @@ def _environment() -> dict[str, str]:
 
 def bench_validate(rules: Path, size: int, runs: int) -> list[Result]:
     """``rlt-rules validate`` against ``check-jsonschema`` over the same files."""
-    ours = median_seconds([str(BIN / "rlt-rules"), "validate", str(rules)], runs)
-    peer = median_seconds(
-        [
-            str(BIN / "check-jsonschema"),
-            "--schemafile",
-            str(ROOT / "schema" / "rule.schema.json"),
-            *sorted(str(path) for path in rules.glob("R*.yaml")),
-        ],
+    medians = interleaved_medians(
+        {
+            "ours": Command([str(BIN / "rlt-rules"), "validate", str(rules)]),
+            "peer": Command(
+                [
+                    str(BIN / "check-jsonschema"),
+                    "--schemafile",
+                    str(ROOT / "schema" / "rule.schema.json"),
+                    *sorted(str(path) for path in rules.glob("R*.yaml")),
+                ]
+            ),
+        },
         runs,
     )
+    ours, peer = medians["ours"], medians["peer"]
     at_target = size == 1000
     return [
         Measurement(
@@ -212,8 +233,8 @@ def bench_site(rules: Path, size: int, runs: int) -> list[Result]:
     """The site build against ``mkdocs build`` of the same pages written out as Markdown.
 
     Two figures: ``mkdocs build`` with the hook (the generation overhead alone) and
-    ``rlt-rules site build`` (which also validates the library before starting MkDocs in a
-    second process, then swaps the built site in).
+    ``rlt-rules site build`` (which also validates the library, then runs MkDocs in the same
+    process with that library and swaps the built site in).
     """
     if size > SITE_MAX_SIZE:
         return [f"{'site build':<28} {size:>5}  skipped: sizes up to {SITE_MAX_SIZE} only"]
@@ -225,18 +246,23 @@ def bench_site(rules: Path, size: int, runs: int) -> list[Result]:
         hook_env = dict(env, RLT_RULES_DIR=str(rules))
         cli_site, hook_site, peer_site = work / "cli", work / "hook", work / "static" / "site"
         mkdocs = [str(BIN / "mkdocs"), "build", "--quiet"]
-        hook = median_seconds(
-            [*mkdocs, "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(hook_site)],
+        medians = interleaved_medians(
+            {
+                "hook": Command(
+                    [*mkdocs, "--config-file", str(ROOT / "mkdocs.yml")]
+                    + ["--site-dir", str(hook_site)],
+                    hook_env,
+                ),
+                "cli": Command(
+                    [str(BIN / "rlt-rules"), "site", "build", "--rules", str(rules)]
+                    + ["--site-dir", str(cli_site)],
+                    env,
+                ),
+                "peer": Command([*mkdocs, "--config-file", str(config)], env),
+            },
             runs,
-            env=hook_env,
         )
-        cli = median_seconds(
-            [str(BIN / "rlt-rules"), "site", "build", "--rules", str(rules)]
-            + ["--site-dir", str(cli_site)],
-            runs,
-            env=env,
-        )
-        peer = median_seconds([*mkdocs, "--config-file", str(config)], runs, env=env)
+        hook, cli, peer = medians["hook"], medians["cli"], medians["peer"]
         built = _html_pages(peer_site)
         for ours in (hook_site, cli_site):
             missing = built ^ _html_pages(ours)
@@ -256,7 +282,7 @@ def bench_site(rules: Path, size: int, runs: int) -> list[Result]:
         )
         for name, ours, note in (
             ("site: mkdocs + hook", hook, f"{len(built)} HTML pages each"),
-            ("site: rlt-rules site build", cli, "validates first, then runs mkdocs"),
+            ("site: rlt-rules site build", cli, "validates, then mkdocs in process"),
         )
     ]
 

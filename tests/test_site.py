@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -18,8 +19,9 @@ import pytest
 
 from rlt_rules import load_library
 from rlt_rules.export import site_files
+from rlt_rules.site import handoff
 from rlt_rules.site.pages import md_text, rule_label, split_output
-from rlt_rules.validate import load_schema
+from rlt_rules.validate import load_schema, load_validated
 
 # The shared fixtures are a plugin (one session build for both site test modules); register it
 # for assertion rewriting before importing its helpers here.
@@ -383,3 +385,36 @@ def test_exports_link_this_versions_pages(built_site: BuiltSite) -> None:
     version = built_site.library.version
     help_uris = [rule["helpUri"] for rule in sarif["runs"][0]["tool"]["driver"]["rules"]]
     assert help_uris[0] == f"https://rlt-rules.example/{version}/rules/R01/"
+
+
+def test_site_build_hands_its_loaded_library_to_the_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``site build`` validates the rules, then runs MkDocs in the same process: the hook uses
+    the library handed over instead of loading the files again."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    project = make_project(tmp_path / "project", FIXTURE_RULES)
+    valid = load_validated(project / "rules")
+    first, *others = valid.library.rules
+    in_memory = dataclasses.replace(first, title="A title held only in memory")
+    handed = dataclasses.replace(
+        valid, library=dataclasses.replace(valid.library, rules=(in_memory, *others))
+    )
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("RLT_RULES_DIR", raising=False)
+
+    def built_title(site_dir: Path) -> str:
+        build(load_config(str(project / "mkdocs.yml"), site_dir=str(site_dir)))
+        page = (site_dir / "rules" / first.id / "index.html").read_text(encoding="utf-8")
+        return re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S).group(1)
+
+    with handoff.provided(handed):
+        assert "A title held only in memory" in built_title(tmp_path / "handed")
+        with pytest.raises(RuntimeError, match="already handed"):
+            handoff.provided(handed).__enter__()
+    assert handoff.provided_library() is None
+    # Without a handoff (mkdocs build, mike) the hook loads the files.
+    loaded = built_title(tmp_path / "loaded")
+    assert first.id in loaded and "A title held only in memory" not in loaded

@@ -156,7 +156,8 @@ class RuleHistory:
 
 @dataclass(frozen=True, slots=True)
 class HistoryResult:
-    """Explicit outcome of reading ``releases/``: the history when clean, and every problem."""
+    """Explicit outcome of reading ``releases/`` (or of checking rules against it): the
+    history when it could be read, and every problem found."""
 
     history: History | None
     diagnostics: tuple[Diagnostic, ...]
@@ -508,17 +509,18 @@ def release_diagnostics(
     library_doc: Document | None,
     rule_docs: list[Document],
     shown: Callable[[Path], str],
-) -> list[Diagnostic]:
-    """Every way the working rules in ``root`` break the release history (see module doc)."""
+) -> HistoryResult:
+    """Every way the working rules in ``root`` break the release history (see module doc),
+    with the history they were checked against (None when it cannot be read)."""
     library_shown = shown(root / LIBRARY_FILE)
     rules_shown = os.path.dirname(library_shown) or "."
     loaded = read_history(root, rules_shown)
     if loaded.history is None:
-        return list(loaded.diagnostics)
+        return loaded
     history = loaded.history
     latest = history.latest
     if latest is None:
-        return []
+        return loaded
     releases_shown = releases_display(rules_shown)
     found: list[Diagnostic] = []
 
@@ -570,7 +572,7 @@ def release_diagnostics(
     )
     for doc in rule_docs:
         found.extend(_rule_diagnostics(doc, history, releases_shown, pending))
-    return found
+    return HistoryResult(history, tuple(found))
 
 
 def _rule_diagnostics(

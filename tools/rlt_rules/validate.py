@@ -12,12 +12,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef, Status
+
+if TYPE_CHECKING:
+    from .releases import History
 
 LIBRARY_FILE = "library.yaml"
 
@@ -29,6 +32,9 @@ class ValidationResult:
     library: Library | None
     diagnostics: tuple[Diagnostic, ...]
     files_checked: int
+    #: The release history the library was checked against (empty without ``releases/``);
+    #: None when it could not be read.
+    history: History | None = None
 
     @property
     def ok(self) -> bool:
@@ -135,10 +141,26 @@ def load_library(path: str | Path, cache: DocumentCache | None = None) -> Librar
     ``cache`` keeps unchanged files from being parsed and checked again (see
     :class:`DocumentCache`).
     """
+    return load_validated(path, cache).library
+
+
+@dataclass(frozen=True, slots=True)
+class ValidLibrary:
+    """A library that passed every check, the directory it was loaded from (resolved), and
+    the release history it was checked against."""
+
+    rules_dir: Path
+    library: Library
+    history: History
+
+
+def load_validated(path: str | Path, cache: DocumentCache | None = None) -> ValidLibrary:
+    """:func:`load_library`, with the release history read for its checks (read once, not
+    again by :func:`rlt_rules.releases.load_history`)."""
     result = validate_directory(Path(path), cache=cache)
-    if result.library is None:
+    if result.library is None or result.history is None:
         raise LibraryError(result.diagnostics)
-    return result.library
+    return ValidLibrary(Path(path).resolve(), result.library, result.history)
 
 
 def validate_directory(
@@ -208,14 +230,15 @@ def validate_directory(
     # Imported here: releases reads bundles, and the bundle loader imports this module.
     from .releases import release_diagnostics
 
-    diagnostics.extend(release_diagnostics(root, library_doc, rule_docs, shown))
+    checked = release_diagnostics(root, library_doc, rule_docs, shown)
+    diagnostics.extend(checked.diagnostics)
     if cache is not None:
         cache.forget_unseen()
     diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
     if diagnostics or library_doc is None:
-        return ValidationResult(None, tuple(diagnostics), files_checked)
-    return ValidationResult(_build(library_doc, rule_docs), (), files_checked)
+        return ValidationResult(None, tuple(diagnostics), files_checked, checked.history)
+    return ValidationResult(_build(library_doc, rule_docs), (), files_checked, checked.history)
 
 
 # --- schema ------------------------------------------------------------------------------
@@ -507,4 +530,4 @@ def _build(library_doc: Document, rule_docs: list[Document]) -> Library:
 def filter_for_files(result: ValidationResult, wanted: Callable[[str], bool]) -> ValidationResult:
     """Keep only the diagnostics about files ``wanted`` accepts (``validate rules/R03.yaml``)."""
     kept = tuple(d for d in result.diagnostics if wanted(d.path))
-    return ValidationResult(result.library, kept, result.files_checked)
+    return ValidationResult(result.library, kept, result.files_checked, result.history)

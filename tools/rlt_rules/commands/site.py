@@ -1,8 +1,10 @@
 """``rlt-rules site build|serve|deploy``: the reference site, through MkDocs and mike.
 
 Each subcommand validates the library first (so an invalid library exits 1 with every problem
-as path:line:column, before MkDocs starts), then runs ``mkdocs``/``mike`` from this Python
-environment with ``RLT_RULES_DIR`` naming the rules directory for the site hook.
+as path:line:column, before MkDocs starts). ``build`` then runs MkDocs in this process and hands
+the site hook the library it loaded (:mod:`rlt_rules.site.handoff`); ``serve`` and ``deploy``
+run ``mkdocs``/``mike`` from this Python environment as children, with ``RLT_RULES_DIR`` naming
+the rules directory for the hook.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 
 from ..export.atomic import process_running
 from ..site import DEFAULT_RULES_DIR, RULES_DIR_ENV
-from ..validate import load_library
+from ..site.handoff import provided
+from ..validate import ValidLibrary, load_validated
 
 DEFAULT_CONFIG = "mkdocs.yml"
 DEFAULT_DEV_ADDR = "127.0.0.1:8000"
@@ -94,8 +97,8 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Path, dict[str, str], str]:
-    """Check the configuration and the library; return the config, environment and version."""
+def _prepare(args: argparse.Namespace) -> tuple[Path, ValidLibrary]:
+    """Check the configuration and load (validate) the library."""
     from ..cli import UsageError
 
     config = Path(args.config_file)
@@ -104,13 +107,17 @@ def _prepare(args: argparse.Namespace) -> tuple[Path, dict[str, str], str]:
     rules_dir = Path(args.rules) if args.rules else config.resolve().parent / DEFAULT_RULES_DIR
     if not rules_dir.is_dir():
         raise UsageError(f"{rules_dir}: no such directory")
-    library = load_library(rules_dir)  # LibraryError: the CLI prints each problem, exit 1
+    return config, load_validated(rules_dir)  # LibraryError: the CLI prints each problem
+
+
+def _child_environment(loaded: ValidLibrary) -> dict[str, str]:
+    """The environment of a ``mkdocs``/``mike`` child: the hook builds ``loaded.rules_dir``."""
     env = dict(os.environ)
-    env[RULES_DIR_ENV] = str(rules_dir.resolve())
+    env[RULES_DIR_ENV] = str(loaded.rules_dir)
     env.setdefault("NO_MKDOCS_2_WARNING", "1")
     # mike runs `mkdocs` from PATH: make it this environment's.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return config, env, library.version
+    return env
 
 
 def _run(command: list[str], env: dict[str, str]) -> int:
@@ -175,21 +182,44 @@ def run_build(args: argparse.Namespace) -> int:
 
     if Path(args.config_file).is_file():  # first, so a failing build still restores a site
         recover_interrupted_build(_build_target(args, Path(args.config_file)))
-    config, env, _ = _prepare(args)
+    config, loaded = _prepare(args)
     target = _build_target(args, config)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=_work_prefix(target, "building")))
-    command = _mkdocs("build", "--config-file", str(config), "--site-dir", str(staging))
+    arguments = ["build", "--config-file", str(config), "--site-dir", str(staging)]
     if args.strict:
-        command.append("--strict")
+        arguments.append("--strict")
     try:
-        status = _run(command, env)
+        status = _mkdocs_in_process(arguments, loaded)
         if status == EXIT_OK:
             _swap_in(staging, target)
             print(f"site built in {target}")
         return status
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _mkdocs_in_process(arguments: list[str], loaded: ValidLibrary) -> int:
+    """Run MkDocs' own command line in this process, its hook given the library loaded here.
+
+    One process, not two: Python's start-up, the imports and loading the library are paid once.
+    MkDocs' messages, strict mode and exit status are those of ``mkdocs build``.
+    """
+    # mkdocs is an optional dependency (the "site" extra): imported only by the site commands.
+    import click
+    from mkdocs.__main__ import cli as mkdocs_cli
+
+    from ..cli import EXIT_INVALID, EXIT_OK
+
+    with provided(loaded):
+        try:
+            mkdocs_cli.main(arguments, prog_name="mkdocs", standalone_mode=False)
+        except click.exceptions.Abort as interrupted:  # how click reports a Ctrl-C
+            raise KeyboardInterrupt from interrupted
+        except click.ClickException as error:  # mkdocs' Abort, ConfigurationError...
+            error.show()
+            return EXIT_INVALID
+    return EXIT_OK
 
 
 def _build_target(args: argparse.Namespace, config: Path) -> Path:
@@ -242,18 +272,19 @@ def recover_interrupted_build(target: Path) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    config, env, _ = _prepare(args)
+    config, loaded = _prepare(args)
     return _run(
         # --dirty: the site hook then re-renders only the pages an edit changed.
         _mkdocs("serve", "--dirty", "--config-file", str(config), "--dev-addr", args.dev_addr),
-        env,
+        _child_environment(loaded),
     )
 
 
 def run_deploy(args: argparse.Namespace) -> int:
     from ..cli import EXIT_OK
 
-    config, env, version = _prepare(args)
+    config, loaded = _prepare(args)
+    env, version = _child_environment(loaded), loaded.library.version
     mike = _mike()
     common = ["--config-file", str(config)] + (["--push"] if args.push else [])
     deploy = [mike, "deploy", *common, "--update-aliases"]

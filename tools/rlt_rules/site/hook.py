@@ -1,13 +1,14 @@
 """MkDocs hook (``hooks:`` in ``mkdocs.yml``): the rule library's pages and exports in the site.
 
 Per build: ``on_config`` loads the library (from ``$RLT_RULES_DIR``, default ``rules/`` next to
-``mkdocs.yml``) and adds the category pages to the nav after ``rules/index.md``; ``on_files``
-adds the generated pages (rule pages kept out of the nav); ``on_page_markdown`` fills the
-``<!-- rlt:NAME -->`` markers of hand-written pages; ``on_serve`` watches the rules directory;
-``on_post_build`` writes :func:`rlt_rules.export.site_files` under ``site_dir``.
+``mkdocs.yml``), or takes the one ``rlt-rules site build`` hands over (:mod:`.handoff`), and
+adds the category pages to the nav after ``rules/index.md``; ``on_files`` adds the generated
+pages (rule pages kept out of the nav); ``on_page_markdown`` fills the ``<!-- rlt:NAME -->``
+markers of hand-written pages; ``on_serve`` watches the rules directory; ``on_post_build``
+writes :func:`rlt_rules.export.site_files` under ``site_dir``.
 
 Live preview (``mkdocs serve --dirty``, which ``rlt-rules site serve`` runs): a rebuild renders
-only the pages whose Markdown changed (see :class:`Preview`), so editing one rule of 1,000
+only the pages whose input changed (see :class:`Preview`), so editing one rule of 1,000
 shows in seconds instead of a minute.
 
 MkDocs loads this file by path, so it imports the package absolutely.
@@ -38,9 +39,16 @@ from rlt_rules.export.atomic import write_atomic
 from rlt_rules.findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
-from rlt_rules.releases import History, load_history
+from rlt_rules.releases import History
 from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
-from rlt_rules.validate import DocumentCache, load_library, load_schema, schema_dir
+from rlt_rules.site.handoff import provided_library
+from rlt_rules.validate import (
+    DocumentCache,
+    ValidLibrary,
+    load_schema,
+    load_validated,
+    schema_dir,
+)
 
 log = logging.getLogger("mkdocs.hooks.rlt_rules")
 
@@ -171,17 +179,11 @@ def _build_input() -> BuildInput:
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _current
-    rules_dir = rules_dir_for(config)
     if _preview is not None:
         _preview.start_build()
-    try:
-        library = load_library(rules_dir, _preview.documents if _preview is not None else None)
-        history = load_history(rules_dir)
-    except LibraryError as error:
-        raise PluginError(
-            f"the rule library in {rules_dir} is invalid:\n{error}\n"
-            "fix these, or run `rlt-rules validate` to see them again"
-        ) from error
+    # rlt-rules site build has loaded and validated it already (see handoff).
+    valid = provided_library() or _load(rules_dir_for(config))
+    rules_dir, library, history = valid.rules_dir, valid.library, valid.history
     # The sample review (samples/review beside this package's repository) cites the
     # repository's own rules: it belongs in that library's site only, not in one built from
     # another rules directory (RLT_RULES_DIR, test fixtures, a copied project).
@@ -195,6 +197,16 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             config.nav.append(entry)
     log.info("rlt-rules: %d rules from %s", len(library.rules), rules_dir)
     return config
+
+
+def _load(rules_dir: Path) -> ValidLibrary:
+    try:
+        return load_validated(rules_dir, _preview.documents if _preview is not None else None)
+    except LibraryError as error:
+        raise PluginError(
+            f"the rule library in {rules_dir} is invalid:\n{error}\n"
+            "fix these, or run `rlt-rules validate` to see them again"
+        ) from error
 
 
 def _add_categories_to_nav(config: MkDocsConfig, library: Library) -> None:
