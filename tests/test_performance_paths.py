@@ -383,3 +383,21 @@ def test_examples_section_is_reused_only_for_equal_examples() -> None:
     second = pages.rule_page(library, edited)
     assert "A different explanation." in second and "A different explanation." not in first
     assert pages.rule_page(library, rule) == first
+
+
+@pytest.mark.parametrize("directory_urls", [True, False])
+def test_raw_html_links_are_the_urls_mkdocs_writes(directory_urls: bool) -> None:
+    """The index page's rows are HTML that MkDocs does not rewrite: their hrefs must be the
+    relative URLs MkDocs itself gives the pages."""
+    from mkdocs.structure.files import File
+    from mkdocs.utils import get_relative_url
+
+    uris = ["index.md", "tags.md", "rules/index.md", "rules/R03.md", "categories/naming.md"]
+    uris += ["reference/format.md", "a/b/index.md"]
+    for here in uris:
+        here_url = File(here, "", "", directory_urls).url
+        for there in uris:
+            there_url = File(there, "", "", directory_urls).url
+            assert pages.page_url(there, directory_urls) == there_url.removeprefix("./"), there
+            expected = get_relative_url(there_url, here_url)
+            assert pages.href(here, there, directory_urls) == expected, (here, there)

@@ -273,6 +273,11 @@ def test_index_rows_carry_the_filter_data(fixture_site: BuiltSite) -> None:
         assert f'data-status="{rule.status}"' in row.group(0)
         assert f'data-tags="{" ".join(rule.tags)}"' in row.group(0)
     assert 'data-rlt-text="filter-text.json"' in index
+    assert "rlt-html:" not in index  # the table replaced its marker
+    # Rows repeat the rule pages' titles: search leaves the index page out.
+    search = json.loads(read(fixture_site, "search/search_index.json"))
+    assert not [doc for doc in search["docs"] if doc["location"].startswith("rules/#")]
+    assert "rules/" not in {doc["location"] for doc in search["docs"]}
     # What typed words match: id, title, category, tags and statement, as lower-case words.
     texts = json.loads(read(fixture_site, "rules/filter-text.json"))
     assert sorted(texts) == sorted(rule.id for rule in fixture_site.library.rules)

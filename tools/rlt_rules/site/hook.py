@@ -70,6 +70,8 @@ class BuildInput:
 
 #: Set by ``on_config`` at the start of every build (MkDocs hooks share state as module globals).
 _current: BuildInput | None = None
+#: This build's generated pages that carry HTML inserts, by source URI (set by ``on_files``).
+_with_inserts: dict[str, pages.GeneratedPage] = {}
 
 
 class _CompiledTemplates(BytecodeCache):
@@ -99,13 +101,13 @@ class Preview:
     MkDocs' dirty builds render only files it reports modified; a generated page always
     reports modified, so the hook decides instead. A rebuild is *full* (the site directory
     emptied, every page rendered) when anything every page depends on changed: the
-    configuration, a hand-written page's source, the library's
-    title, version, preamble or categories (the nav), or the set of rules and their tags
-    (the tags page). Otherwise it is *partial*: only the pages whose input differs from the
-    previous build's are rendered, and the search index keeps the entries of the others. A
-    generated page's input is its Markdown; a hand-written page's is its Markdown with the
-    ``<!-- rlt:NAME -->`` markers filled, plus every rule's title (the tags page lists them).
-    Either way the site equals a clean build's.
+    configuration, a hand-written page's source, the library's title, version, preamble or
+    categories (the nav), or the set of rules and their tags (the tags page). Otherwise it is
+    *partial*: only the pages whose input differs from the previous build's are rendered, and
+    the search index keeps the entries of the others. A generated page's input is its Markdown
+    and HTML inserts; a hand-written page's is its Markdown with the ``<!-- rlt:NAME -->``
+    markers filled, plus every rule's title (the tags page lists them). Either way the site
+    equals a clean build's.
     """
 
     documents: DocumentCache = field(default_factory=DocumentCache)
@@ -256,6 +258,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         load_schema("library.schema.json"),
         schema_source=str(schema_dir() / "rule.schema.json"),
         history=current.history,
+        directory_urls=config.use_directory_urls,
     )
     if current.with_sample_review:
         generated += (
@@ -266,6 +269,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
                 str(SAMPLE_DIR / SAMPLE_FINDINGS),
             ),
         )
+    global _with_inserts
+    _with_inserts = {page.src_uri: page for page in generated if page.html_inserts}
     docs_dir = Path(config.docs_dir).resolve()
     unchanged = _plan_preview_build(config, files, current, generated)
     folders: dict[str, Path] = {}
@@ -321,7 +326,7 @@ def _plan_preview_build(
         file.src_uri: (pages.fill_markers(file.content_string, library, file.src_uri)[0], titles)
         for file in files.documentation_pages()
     }
-    inputs.update((page.src_uri, page.markdown) for page in generated)
+    inputs.update((page.src_uri, (page.markdown, page.html_inserts)) for page in generated)
     preview.full = layout != preview.layout
     preview.pending_layout = layout
     preview.pending_inputs = inputs
@@ -393,6 +398,12 @@ def _hand_over_unrendered(config: MkDocsConfig, files: Files, before: int) -> No
         # The tags plugin fills its listings into the HTML of a page that holds one (the tags
         # page); that of a page not rendered again is never written.
         page.content = ""
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Put a generated page's HTML inserts in place (see :class:`pages.GeneratedPage`)."""
+    generated = _with_inserts.get(page.file.src_uri)
+    return generated.insert_html(html) if generated is not None else html
 
 
 def on_page_context(context, page: Page, config: MkDocsConfig, nav: Navigation):

@@ -27,6 +27,8 @@ from ..model import Example, ExampleKind, Library, Rule, Status
 from ..releases import History, RuleHistory, changelog_markdown, rule_history
 
 INDEX_URI = "rules/index.md"
+#: The index page's table: an HTML insert (see :class:`GeneratedPage`).
+INDEX_TABLE = "index-table"
 #: What the index filter matches typed words against, per rule (``index_filter_text``): a file
 #: beside the index page, so that editing a statement does not change the index page itself.
 INDEX_TEXT_URI = "rules/filter-text.json"
@@ -50,12 +52,31 @@ class GeneratedPage:
     """One page to add to the build.
 
     ``source`` is the file the page is generated from (its "edit this page" target), or None.
+    ``html_inserts`` holds, by name, HTML that Markdown need not parse (the index's 1,000
+    rows): the page's Markdown has a ``<!-- rlt-html:NAME -->`` line in its place, which the
+    hook replaces in the rendered page (:meth:`insert_html`).
     """
 
     src_uri: str
     markdown: str
     in_nav: bool
     source: str | None
+    html_inserts: tuple[tuple[str, str], ...] = ()
+
+    def insert_html(self, rendered: str) -> str:
+        """The page's rendered HTML with each insert in place of its marker."""
+        for name, block in self.html_inserts:
+            rendered = rendered.replace(html_marker(name), block, 1)
+        return rendered
+
+    def inlined_markdown(self) -> str:
+        """The page as Markdown with its inserts inline as raw HTML (for MkDocs on its own)."""
+        return self.insert_html(self.markdown)
+
+
+def html_marker(name: str) -> str:
+    """The line of a generated page's Markdown that an HTML insert replaces."""
+    return f"<!-- rlt-html:{name} -->"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +139,32 @@ def link(from_uri: str, to_uri: str, fragment: str = "") -> str:
     return relative + (f"#{fragment}" if fragment else "")
 
 
+def page_url(uri: str, directory_urls: bool = True) -> str:
+    """The URL MkDocs publishes a source page at: ``rules/R03.md`` -> ``rules/R03/``,
+    ``rules/index.md`` -> ``rules/``, ``index.md`` -> ``""``; without directory URLs
+    ``rules/R03.html`` and ``rules/index.html``."""
+    stem = uri.removesuffix(".md")
+    if not directory_urls:
+        return f"{stem}.html"
+    if stem == "index" or stem.endswith("/index"):
+        return stem.removesuffix("index")
+    return f"{stem}/"
+
+
+def href(from_uri: str, to_uri: str, directory_urls: bool = True) -> str:
+    """The relative URL from one published page to another, as MkDocs writes a link into HTML.
+
+    For raw HTML that MkDocs does not rewrite (the index page's rows); Markdown links use
+    :func:`link`, which MkDocs checks.
+    """
+    here = page_url(from_uri, directory_urls).split("/")[:-1]
+    there = page_url(to_uri, directory_urls).split("/")
+    common = 0
+    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
+        common += 1
+    return "/".join([".."] * (len(here) - common) + there[common:]) or "./"
+
+
 def rule_label(rule: Rule) -> str:
     """``R03 — Title`` as Markdown text."""
     return f"{rule.id} — {md_text(rule.title)}"
@@ -153,9 +200,13 @@ def generated_pages(
     library_schema: Mapping[str, Any],
     schema_source: str | None = None,
     history: History | None = None,
+    directory_urls: bool = True,
 ) -> tuple[GeneratedPage, ...]:
     """Every generated page: one per rule (kept out of the nav), the index, one per category,
-    the format reference and, from the release history, the changelog."""
+    the format reference and, from the release history, the changelog.
+
+    ``directory_urls`` is MkDocs' ``use_directory_urls``: the index page's rows link to the
+    pages' URLs directly (see :func:`index_page`)."""
     library_source = library.source.path if library.source is not None else None
     history = history if history is not None else History()
     index = RuleIndex.of(library)
@@ -168,7 +219,12 @@ def generated_pages(
         )
         for rule in library.rules
     ]
-    pages.append(GeneratedPage(INDEX_URI, index_page(library), True, library_source))
+    index_markdown, index_table = index_page(library, directory_urls)
+    pages.append(
+        GeneratedPage(
+            INDEX_URI, index_markdown, True, library_source, ((INDEX_TABLE, index_table),)
+        )
+    )
     pages.extend(
         GeneratedPage(
             category_uri(category.id), category_page(library, category.id), True, library_source
@@ -435,8 +491,15 @@ def _inert_history(history: History) -> History:
 # --- index and category pages -----------------------------------------------------------------
 
 
-def index_page(library: Library) -> str:
-    """Every rule in one table, with the filter controls that ``rules-index.js`` drives."""
+def index_page(library: Library, directory_urls: bool = True) -> tuple[str, str]:
+    """Every rule in one table, with the filter controls that ``rules-index.js`` drives: the
+    page's Markdown, and the table as HTML (the insert :data:`INDEX_TABLE`).
+
+    The table is not Markdown: a title edit renders this page again, and at 1,000 rules
+    Markdown took half a second over the rows as Markdown, and still a quarter as raw HTML.
+    The page is left out of the search index: every row repeats a rule page's title, which
+    search already finds.
+    """
     here = INDEX_URI
     tags = sorted({tag for rule in library.rules for tag in rule.tags})
     statuses = Counter(rule.status for rule in library.rules)
@@ -467,11 +530,27 @@ def index_page(library: Library) -> str:
         + "</select>",
         "</form>",
     ]
-    rows = [_index_row(library, rule, here) for rule in library.rules]
+    rows = [_index_row(library, rule, here, directory_urls) for rule in library.rules]
     # The page is its folder's index (``rules/``): the filter text file is beside its URL.
     text_url = posixpath.basename(INDEX_TEXT_URI)
-    return "\n".join(
+    table = "\n".join(
         [
+            f'<table data-rlt-index data-rlt-text="{text_url}">',
+            "<thead><tr><th>Id</th><th>Rule</th><th>Category</th><th>Status</th><th>Tags</th>"
+            "</tr></thead>",
+            "<tbody>",
+            *rows,
+            "</tbody>",
+            "</table>",
+        ]
+    )
+    page = "\n".join(
+        [
+            "---",
+            "search:",
+            "  exclude: true",
+            "---",
+            "",
             "# All rules",
             "",
             f"{len(library.rules)} rules in {len(library.categories)} categories. Filter them "
@@ -484,18 +563,13 @@ def index_page(library: Library) -> str:
             f'<p class="rlt-count" data-rlt-count aria-live="polite">'
             f"{len(library.rules)} rules</p>",
             "",
-            f'<table markdown="1" data-rlt-index data-rlt-text="{text_url}">',
-            "<thead><tr><th>Id</th><th>Rule</th><th>Category</th><th>Status</th><th>Tags</th>"
-            "</tr></thead>",
-            '<tbody markdown="1">',
-            *rows,
-            "</tbody>",
-            "</table>",
+            html_marker(INDEX_TABLE),
             "",
             '<p class="rlt-empty" data-rlt-empty hidden>No rule matches these filters.</p>',
             "",
         ]
     )
+    return page, table
 
 
 def index_filter_text(library: Library) -> str:
@@ -512,7 +586,7 @@ def index_filter_text(library: Library) -> str:
     return text.translate(_JSON_MARKUP_ESCAPES) + "\n"
 
 
-def _index_row(library: Library, rule: Rule, here: str) -> str:
+def _index_row(library: Library, rule: Rule, here: str, directory_urls: bool) -> str:
     category = library.category(rule.category)
     attributes = {
         "data-rule": rule.id,
@@ -521,21 +595,21 @@ def _index_row(library: Library, rule: Rule, here: str) -> str:
         "data-tags": " ".join(rule.tags),
     }
     attrs = " ".join(f'{name}="{html.escape(value)}"' for name, value in attributes.items())
-    page = link(here, rule_uri(rule.id))
+    page = html.escape(href(here, rule_uri(rule.id), directory_urls))
+    category_page = html.escape(href(here, category_uri(category.id), directory_urls))
     tag_buttons = " ".join(
         f'<button type="button" class="rlt-tag" data-rlt-tag="{html.escape(tag)}">'
         f"{html.escape(tag)}</button>"
         for tag in rule.tags
     )
     cells = [
-        f'<td markdown="span">[{rule.id}]({page})</td>',
-        f'<td markdown="span">[{md_text(rule.title)}]({page})</td>',
-        f'<td markdown="span">[{md_text(category.title)}]'
-        f"({link(here, category_uri(category.id))})</td>",
+        f'<td><a href="{page}">{rule.id}</a></td>',
+        f'<td><a href="{page}">{html.escape(rule.title)}</a></td>',
+        f'<td><a href="{category_page}">{html.escape(category.title)}</a></td>',
         f'<td><span class="rlt-status rlt-status--{rule.status}">{rule.status}</span></td>',
         f"<td>{tag_buttons}</td>",
     ]
-    return f'<tr {attrs} markdown="1">' + "".join(cells) + "</tr>"
+    return f"<tr {attrs}>" + "".join(cells) + "</tr>"
 
 
 def category_page(library: Library, category_id: str) -> str:
