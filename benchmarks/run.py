@@ -461,8 +461,10 @@ def bench_serve_rebuild(rules: Path, size: int, runs: int) -> list[Result]:
                     builds = _builds_done(log)
                     edited = time.perf_counter()
                     edit(work / f"{rule_id}.yaml", token)
-                    _wait_for(url, token, SERVE_REBUILD_TIMEOUT, server, log)
+                    # The log first: fetching pages while the server rebuilds would take
+                    # its time from the build (one process, one interpreter lock).
                     _wait_for_build(builds, SERVE_REBUILD_TIMEOUT, server, log)
+                    _wait_for(url, token, SERVE_REBUILD_TIMEOUT, server, log)
                     rebuilds[kind].append(time.perf_counter() - edited)
                     time.sleep(1.0)  # let the server settle before the next edit
         finally:

@@ -16,6 +16,7 @@ MkDocs loads this file by path, so it imports the package absolutely.
 
 from __future__ import annotations
 
+import copy
 import html
 import logging
 import os
@@ -33,6 +34,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import clean_directory
+from mkdocs.utils.meta import get_data
 
 from rlt_rules.export import site_files
 from rlt_rules.export.atomic import write_atomic
@@ -112,6 +114,8 @@ class Preview:
 
     documents: DocumentCache = field(default_factory=DocumentCache)
     templates: _CompiledTemplates = field(default_factory=_CompiledTemplates)
+    #: Each page handed over unrendered: its source, and the Markdown and metadata read from it.
+    front_matter: dict[str, tuple[str, str, dict]] = field(default_factory=dict)
     #: What every page depends on, as of the last finished build (None: none finished yet).
     layout: tuple | None = None
     #: What each page was rendered from in the last finished build, by source URI.
@@ -332,6 +336,7 @@ def _plan_preview_build(
     preview.pending_inputs = inputs
     if preview.full:
         clean_directory(config.site_dir)
+        preview.front_matter.clear()  # forget pages that may be gone
         return set()
     site_dir = Path(config.site_dir)
     unchanged = {
@@ -388,7 +393,7 @@ def _hand_over_unrendered(config: MkDocsConfig, files: Files, before: int) -> No
     while preview.unrendered and preview.order[preview.unrendered[0].src_uri] < before:
         file = preview.unrendered.pop(0)
         page = file.page if file.page is not None else Page(None, file, config)
-        page.read_source(config)
+        _read_source(page, config, preview)
         if file.src_uri in preview.titles:
             # Unrendered, a page's title is its heading's Markdown source (``private\-state``).
             page.meta.setdefault("title", preview.titles[file.src_uri])
@@ -404,6 +409,18 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     """Put a generated page's HTML inserts in place (see :class:`pages.GeneratedPage`)."""
     generated = _with_inserts.get(page.file.src_uri)
     return generated.insert_html(html) if generated is not None else html
+
+
+def _read_source(page: Page, config: MkDocsConfig, preview: Preview) -> None:
+    """``page.read_source``, without parsing the same front matter again every rebuild."""
+    source = config.plugins.on_page_read_source(page=page, config=config)
+    if source is None:
+        source = page.file.content_string
+    known = preview.front_matter.get(page.file.src_uri)
+    if known is None or known[0] != source:
+        markdown, meta = get_data(source)
+        known = preview.front_matter[page.file.src_uri] = (source, markdown, meta)
+    page.markdown, page.meta = known[1], copy.deepcopy(known[2])
 
 
 def on_page_context(context, page: Page, config: MkDocsConfig, nav: Navigation):
