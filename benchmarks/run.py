@@ -360,8 +360,10 @@ def _fetch(url: str) -> str | None:
         return None
 
 
-#: What ``mkdocs serve`` logs when a build, the first or a rebuild, has finished.
-_BUILD_DONE = "Documentation built in"
+#: What ``mkdocs serve`` logs when a rebuild has finished and browsers are told to reload.
+#: (Not "Documentation built in": MkDocs drops a log line equal to the one before it, so two
+#: rebuilds that take the same time log it once.)
+_BUILD_DONE = "Reloading browsers"
 
 
 def _wait_for(url: str, text: str, timeout: float, server: subprocess.Popen, log: Path) -> float:
