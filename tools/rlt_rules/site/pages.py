@@ -130,13 +130,16 @@ def link(from_uri: str, to_uri: str, fragment: str = "") -> str:
     their folders, as ``posixpath.relpath`` would, without its ten thousand ``abspath`` calls
     per build.
     """
-    here = from_uri.split("/")[:-1]
-    there = to_uri.split("/")
-    common = 0
-    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
-        common += 1
-    relative = "/".join([".."] * (len(here) - common) + there[common:])
+    relative = _relative(from_uri.split("/")[:-1], to_uri.split("/"))
     return relative + (f"#{fragment}" if fragment else "")
+
+
+def _relative(folder: list[str], target: list[str]) -> str:
+    """The path to ``target`` (segments, the last one a file or "") from ``folder``."""
+    common = 0
+    while common < len(folder) and common < len(target) - 1 and folder[common] == target[common]:
+        common += 1
+    return "/".join([".."] * (len(folder) - common) + target[common:])
 
 
 def page_url(uri: str, directory_urls: bool = True) -> str:
@@ -158,11 +161,7 @@ def href(from_uri: str, to_uri: str, directory_urls: bool = True) -> str:
     :func:`link`, which MkDocs checks.
     """
     here = page_url(from_uri, directory_urls).split("/")[:-1]
-    there = page_url(to_uri, directory_urls).split("/")
-    common = 0
-    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
-        common += 1
-    return "/".join([".."] * (len(here) - common) + there[common:]) or "./"
+    return _relative(here, page_url(to_uri, directory_urls).split("/")) or "./"
 
 
 def rule_label(rule: Rule) -> str:
