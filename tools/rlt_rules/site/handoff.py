@@ -1,7 +1,7 @@
 """A library already loaded, handed to the MkDocs build that runs in the same process.
 
 ``rlt-rules site build`` validates the library before MkDocs starts (so an invalid library
-exits 1 with every problem as path:line:column), then runs MkDocs in its own process. Without
+exits 1 with every problem as path:line:column), then runs MkDocs in the same process. Without
 this, the hook's ``on_config`` would load and validate the same files again. The command wraps
 the build in :func:`provided`; the hook asks :func:`provided_library`. Outside that block
 (``mkdocs build`` run directly, ``mike``, ``mkdocs serve``) nothing is handed over and the hook

@@ -41,7 +41,6 @@ from rlt_rules.export.atomic import write_atomic
 from rlt_rules.findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
-from rlt_rules.releases import History
 from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
 from rlt_rules.site.handoff import provided_library
 from rlt_rules.validate import (
@@ -61,12 +60,10 @@ REVIEW_TITLE = "What a review looks like"
 
 @dataclass(frozen=True, slots=True)
 class BuildInput:
-    """What one build generates from: the rules directory, the library loaded from it, its
-    release history, and whether the repository's sample review belongs in this site."""
+    """What one build generates from: the validated library (its directory and release history
+    with it), and whether the repository's sample review belongs in this site."""
 
-    rules_dir: Path
-    library: Library
-    history: History
+    valid: ValidLibrary
     with_sample_review: bool
 
 
@@ -189,19 +186,19 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _preview.start_build()
     # rlt-rules site build has loaded and validated it already (see handoff).
     valid = provided_library() or _load(rules_dir_for(config))
-    rules_dir, library, history = valid.rules_dir, valid.library, valid.history
+    library = valid.library
     # The sample review (samples/review beside this package's repository) cites the
     # repository's own rules: it belongs in that library's site only, not in one built from
     # another rules directory (RLT_RULES_DIR, test fixtures, a copied project).
     own_rules = (SAMPLE_DIR.parents[1] / DEFAULT_RULES_DIR).resolve()
-    with_sample_review = rules_dir == own_rules and (SAMPLE_DIR / SAMPLE_FINDINGS).is_file()
-    _current = BuildInput(rules_dir, library, history, with_sample_review)
+    with_sample_review = valid.rules_dir == own_rules and (SAMPLE_DIR / SAMPLE_FINDINGS).is_file()
+    _current = BuildInput(valid, with_sample_review)
     _add_categories_to_nav(config, library)
     if with_sample_review and config.nav is not None:
         entry = {REVIEW_TITLE: REVIEW_URI}
         if entry not in config.nav:
             config.nav.append(entry)
-    log.info("rlt-rules: %d rules from %s", len(library.rules), rules_dir)
+    log.info("rlt-rules: %d rules from %s", len(library.rules), valid.rules_dir)
     return config
 
 
@@ -257,18 +254,18 @@ def _nav_section_holding(nav: list, target: str) -> list | None:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     current = _build_input()
     generated = pages.generated_pages(
-        current.library,
+        current.valid.library,
         load_schema("rule.schema.json"),
         load_schema("library.schema.json"),
         schema_source=str(schema_dir() / "rule.schema.json"),
-        history=current.history,
+        history=current.valid.history,
         directory_urls=config.use_directory_urls,
     )
     if current.with_sample_review:
         generated += (
             pages.GeneratedPage(
                 REVIEW_URI,
-                review_page(current.library, None),
+                review_page(current.valid.library, None),
                 True,
                 str(SAMPLE_DIR / SAMPLE_FINDINGS),
             ),
@@ -296,7 +293,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         files.append(file)
     files.append(
         File.generated(
-            config, pages.INDEX_TEXT_URI, content=pages.index_filter_text(current.library)
+            config, pages.INDEX_TEXT_URI, content=pages.index_filter_text(current.valid.library)
         )
     )
     return files
@@ -315,7 +312,7 @@ def _plan_preview_build(
     preview = _preview
     if preview is None:
         return set()
-    library = current.library
+    library = current.valid.library
     handwritten = tuple((file.src_uri, file.content_string) for file in files.documentation_pages())
     layout = (
         Path(config.config_file_path).read_bytes() if config.config_file_path else b"",
@@ -462,7 +459,7 @@ def _edit_uri(source: str | None, docs_dir: Path, folders: dict[str, Path]) -> s
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    filled, unknown = pages.fill_markers(markdown, _build_input().library, page.file.src_uri)
+    filled, unknown = pages.fill_markers(markdown, _build_input().valid.library, page.file.src_uri)
     for name in unknown:
         log.warning(
             "%s: unknown marker <!-- rlt:%s --> (known: %s)",
@@ -474,7 +471,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
-    server.watch(str(_build_input().rules_dir))
+    server.watch(str(_build_input().valid.rules_dir))
     return server
 
 
@@ -490,7 +487,7 @@ def on_post_build(config: MkDocsConfig) -> None:
         _keep_search_entries(config, preview)
         preview.layout, preview.inputs = preview.pending_layout, preview.pending_inputs
         preview.written = True
-    library = _build_input().library
+    library = _build_input().valid.library
     published = site_files(library, versioned_site_url(config.site_url, library.version))
     site_dir = Path(config.site_dir)
     for relative, data in published.items():

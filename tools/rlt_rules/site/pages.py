@@ -5,8 +5,9 @@ pass through :func:`md_text` (or :func:`html.escape` inside raw HTML); statement
 rationale, triggers, impact, correction, retired reason, explanations and the preamble are
 Markdown and pass through :func:`markdown` (:func:`rlt_rules.export.inert.inert_markdown`): code,
 emphasis and web links render, raw HTML and script links show as text.
-Links between pages are relative Markdown links between source URIs, so ``mkdocs build
---strict`` checks every one of them.
+Links between pages are relative Markdown links between source URIs (:func:`link`), so
+``mkdocs build --strict`` checks them; the index table alone is raw HTML inserted after Markdown
+(:class:`GeneratedPage`), its URLs from :func:`href`, which a test checks against MkDocs' own.
 """
 
 from __future__ import annotations
@@ -718,27 +719,13 @@ def format_reference_page(rule_schema: Mapping[str, Any], library_schema: Mappin
         "Draft 2020-12); `rlt-rules validate` checks every file against them. Editors with the "
         "YAML language server validate while you type through the first line of each file.",
         "",
-        f"## {md_text(rule_schema['title'])} file: `rules/<id>.yaml`",
-        "",
-        md_text(rule_schema["description"]),
-        "",
-        *_property_table(rule_schema, rule_schema),
+        *_schema_section("##", "file: `rules/<id>.yaml`", rule_schema, rule_schema),
         *_conditions(rule_schema),
-        f"### {md_text(example['title'])} entries: `examples` {{#type-example}}",
-        "",
-        md_text(example["description"]),
-        "",
-        *_property_table(example, rule_schema),
-        f"## {md_text(library_schema['title'])} file: `rules/library.yaml`",
-        "",
-        md_text(library_schema["description"]),
-        "",
-        *_property_table(library_schema, library_schema),
-        f"### {md_text(categories['title'])} entries: `categories` {{#type-category}}",
-        "",
-        md_text(categories["description"]),
-        "",
-        *_property_table(categories, library_schema),
+        *_schema_section("###", "entries: `examples` {#type-example}", example, rule_schema),
+        *_schema_section("##", "file: `rules/library.yaml`", library_schema, library_schema),
+        *_schema_section(
+            "###", "entries: `categories` {#type-category}", categories, library_schema
+        ),
         "## Value types",
         "",
     ]
@@ -751,6 +738,19 @@ def format_reference_page(rule_schema: Mapping[str, Any], library_schema: Mappin
         if details:
             out += [details, ""]
     return "\n".join(out)
+
+
+def _schema_section(
+    level: str, what: str, schema: Mapping[str, Any], root: Mapping[str, Any]
+) -> list[str]:
+    """A heading from the schema's title, its description and its property table."""
+    return [
+        f"{level} {md_text(schema['title'])} {what}",
+        "",
+        md_text(schema["description"]),
+        "",
+        *_property_table(schema, root),
+    ]
 
 
 def _property_table(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[str]:
