@@ -319,6 +319,15 @@ def test_cli_single_file_reports_only_that_file(rules_dir, capsys):
     assert len(out) == 2 and "R02.yaml:17:3" in out[0]
 
 
+def test_cli_files_of_one_directory_are_checked_and_counted_once(rules_dir, capsys):
+    assert main(["validate", str(rules_dir / "R01.yaml"), str(rules_dir / "R02.yaml")]) == 0
+    assert capsys.readouterr().out == "ok: 2 files, 2 rules valid\n"
+    edit(rules_dir / "R02.yaml", "Rationale 02.", "TODO")
+    assert main(["validate", str(rules_dir / "R01.yaml"), str(rules_dir / "R02.yaml")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and "R02.yaml:17:3" in out[0]
+
+
 def test_cli_json_format(rules_dir, capsys):
     edit(rules_dir / "R02.yaml", "id: R02", "id: R03")
     assert main(["validate", "--format", "json", str(rules_dir)]) == 1

@@ -8,7 +8,7 @@ found is collected; the model is built only when there are none.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -529,7 +529,8 @@ def _build(library_doc: Document, rule_docs: list[Document]) -> Library:
     return Library.from_dicts(library_doc.data, rules, SourceRef(library_doc.path, 1))
 
 
-def filter_for_files(result: ValidationResult, wanted: Callable[[str], bool]) -> ValidationResult:
-    """Keep only the diagnostics about files ``wanted`` accepts (``validate rules/R03.yaml``)."""
-    kept = tuple(d for d in result.diagnostics if wanted(d.path))
-    return ValidationResult(result.library, kept, result.files_checked, result.history)
+def filter_for_files(result: ValidationResult, names: Collection[str]) -> ValidationResult:
+    """The result for some files of the directory only (``validate rules/R03.yaml``): their
+    diagnostics, and as many files checked as were named."""
+    kept = tuple(d for d in result.diagnostics if Path(d.path).name in names)
+    return ValidationResult(result.library, kept, len(names), result.history)

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ..model import Rule
 from ..validate import ValidationResult, filter_for_files, validate_directory
 
 DEFAULT_RULES_DIR = "rules"
@@ -39,22 +40,29 @@ def run(args: argparse.Namespace) -> int:
     from ..cli import EXIT_INVALID, EXIT_OK, UsageError
 
     results: list[ValidationResult] = []
+    rules = 0
+    # Files are checked with their directory (cross-record checks need it): once per directory.
+    named: dict[Path, tuple[Path, str, set[str]]] = {}
     for raw in args.paths:
         path = Path(raw)
         if path.is_dir():
-            results.append(validate_directory(path, raw))
+            result = validate_directory(path, raw)
+            results.append(result)
+            rules += len(result.library.rules) if result.library is not None else 0
         elif path.is_file():
-            display_dir = str(Path(raw).parent)
-            whole = validate_directory(path.parent, display_dir)
-            results.append(
-                filter_for_files(whole, lambda shown, name=path.name: Path(shown).name == name)
-            )
+            folder = path.parent
+            _, _, names = named.setdefault(folder.resolve(), (folder, str(folder), set()))
+            names.add(path.name)
         else:
             raise UsageError(f"{raw}: no such file or directory")
+    for folder, display, names in named.values():
+        result = filter_for_files(validate_directory(folder, display), names)
+        results.append(result)
+        if result.library is not None:
+            rules += sum(1 for rule in result.library.rules if _file_name(rule) in names)
 
     diagnostics = [d for result in results for d in result.diagnostics]
     files = sum(result.files_checked for result in results)
-    rules = sum(len(result.library.rules) for result in results if result.library is not None)
     if args.format == "json":
         print(
             json.dumps(
@@ -74,3 +82,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"ok: {files} files, {rules} rules valid")
     return EXIT_INVALID if diagnostics else EXIT_OK
+
+
+def _file_name(rule: Rule) -> str | None:
+    return Path(rule.source.path).name if rule.source is not None else None
