@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import Abort
+from rule_edits import edit
 
 from rlt_rules import Library, load_library
 from rlt_rules.export import bundle, inert, sarif
@@ -26,9 +27,7 @@ from rlt_rules.export.inert import inert_library, inert_markdown
 from rlt_rules.export.jsonout import indented
 from rlt_rules.export.markdown import encode_blocks, join_blocks
 from rlt_rules.export.text import expected_output
-from rlt_rules.releases import History, load_history, rule_history
 from rlt_rules.site import pages
-from rlt_rules.validate import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = {
@@ -124,28 +123,6 @@ def test_the_site_fixture_has_a_replaced_rule() -> None:
 
 
 # --- rule pages ---------------------------------------------------------------------------------
-
-
-def test_rule_pages_are_the_same_with_a_shared_index(rules_dir: Path, library: Library) -> None:
-    history = load_history(rules_dir)
-    index = pages.RuleIndex.of(library)
-    for rule in library.rules:
-        alone = pages.rule_page(library, rule, rule_history(history, rule.id))
-        assert pages.rule_page(library, rule, rule_history(history, rule.id), index) == alone
-    by_uri = {page.src_uri: page.markdown for page in generated(library, history)}
-    for rule in library.rules:
-        assert by_uri[pages.rule_uri(rule.id)] == pages.rule_page(
-            library, rule, rule_history(history, rule.id)
-        )
-
-
-def generated(library: Library, history: History) -> tuple[pages.GeneratedPage, ...]:
-    return pages.generated_pages(
-        library,
-        load_schema("rule.schema.json"),
-        load_schema("library.schema.json"),
-        history=history,
-    )
 
 
 def test_rule_index_finds_every_rule_and_its_position(library: Library) -> None:
@@ -293,12 +270,6 @@ def assert_same_site(preview: Path, clean: Path) -> None:
     assert sorted(ours) == sorted(theirs)
     different = [name for name in ours if ours[name] != theirs[name]]
     assert not different, f"the preview differs from a clean build in {different}"
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{path.name} has no {old!r}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def test_preview_rebuilds_only_changed_pages_and_equals_a_clean_build(
