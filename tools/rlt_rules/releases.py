@@ -41,6 +41,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from enum import IntEnum, StrEnum
 from pathlib import Path
 
@@ -121,22 +122,29 @@ class History:
     """Every release, oldest first. Empty when the rules directory has no ``releases/``."""
 
     releases: tuple[Release, ...] = ()
+    #: ``rule id -> ((version, rule as released), ...)``, oldest first: built once, so looking
+    #: up every rule's versions costs one pass over the history, not one pass per rule.
+    _by_id: dict[str, tuple[tuple[str, Rule], ...]] = dataclass_field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        found: dict[str, list[tuple[str, Rule]]] = {}
+        for release in self.releases:
+            for rule in release.library.rules:
+                found.setdefault(rule.id, []).append((release.version, rule))
+        object.__setattr__(self, "_by_id", {key: tuple(value) for key, value in found.items()})
 
     @property
     def latest(self) -> Release | None:
         return self.releases[-1] if self.releases else None
 
     def released_ids(self) -> set[str]:
-        return {rule.id for release in self.releases for rule in release.library.rules}
+        return set(self._by_id)
 
     def versions_of(self, rule_id: str) -> tuple[tuple[str, Rule], ...]:
         """``(version, rule as released)`` for every release containing ``rule_id``."""
-        found = []
-        for release in self.releases:
-            for rule in release.library.rules:
-                if rule.id == rule_id:
-                    found.append((release.version, rule))
-        return tuple(found)
+        return self._by_id.get(rule_id, ())
 
     def get(self, version: str) -> Release | None:
         for release in self.releases:
