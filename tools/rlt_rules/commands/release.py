@@ -20,6 +20,7 @@ from ..export.atomic import write_atomic
 from ..load import load_yaml
 from ..model import Library, LibraryError
 from ..releases import (
+    History,
     Version,
     compare,
     diff_markdown,
@@ -116,7 +117,9 @@ def run_release(args: argparse.Namespace) -> int:
     result = validate_directory(rules_dir, args.rules)
     if result.library is None:
         raise LibraryError(result.diagnostics)
-    history = load_history(rules_dir)
+    # A clean validation read the history (an unreadable one is among its diagnostics).
+    history = result.history
+    assert history is not None
     outcome = plan_release(
         rules_dir, result.library, history, args.version, set(args.meaning_changed)
     )
@@ -129,7 +132,7 @@ def run_release(args: argparse.Namespace) -> int:
     write_release(plan)
 
     after = validate_directory(rules_dir, args.rules)
-    if after.library is None or after.library != load_bundle(plan.target):
+    if after.library is None or after.library != _written(after.history, plan.version, plan.target):
         for diagnostic in after.diagnostics:
             print(diagnostic, file=sys.stderr)
         print(
@@ -150,6 +153,13 @@ def run_release(args: argparse.Namespace) -> int:
             f"{plan.previous.version} ({len(plan.diff.rules)} rule change(s))"
         )
     return EXIT_OK
+
+
+def _written(history: History | None, version: str, target: Path) -> Library:
+    """The release ``version`` as written at ``target``: from the history just read (which
+    holds it), else read again."""
+    release = history.get(version) if history is not None else None
+    return release.library if release is not None else load_bundle(target)
 
 
 # --- new ---------------------------------------------------------------------------------
@@ -205,8 +215,9 @@ def _resolve(raw: str, rules_dir: Path) -> Library:
     if Version.parse(raw) is not None:
         target = release_path(rules_dir, raw)
         if target.is_file():
-            load_history(rules_dir)  # the whole history must be sound, not just this file
-            return load_bundle(target)
+            # The whole history must be sound, not just this file; it holds the release.
+            release = load_history(rules_dir).get(raw)
+            return release.library if release is not None else load_bundle(target)
     known = sorted(p.stem for p in releases_dir(rules_dir).glob("*.json"))
     raise UsageError(
         f"{raw}: not a released version (released: {', '.join(known) or 'none'}), "
