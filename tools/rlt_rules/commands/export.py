@@ -18,9 +18,9 @@ from .. import export
 from ..export.atomic import write_atomic, write_files_atomic
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
+from ..site import DEFAULT_RULES_DIR
 from ..validate import load_library
 
-DEFAULT_RULES_DIR = "rules"
 #: Formats that write several files, or a file whose name matters: -o names a folder.
 FOLDER_FORMATS = ("skill", "llms")
 WIDTH = 88

@@ -16,9 +16,8 @@ from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review
 from ..model import Library
+from ..site import DEFAULT_RULES_DIR
 from ..validate import load_library
-
-DEFAULT_RULES_DIR = "rules"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

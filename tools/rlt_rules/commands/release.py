@@ -32,9 +32,8 @@ from ..releases import (
     scaffold_rule,
     write_release,
 )
+from ..site import DEFAULT_RULES_DIR
 from ..validate import LIBRARY_FILE, schema_diagnostics, validate_directory
-
-DEFAULT_RULES_DIR = "rules"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 from ..model import Rule
+from ..site import DEFAULT_RULES_DIR
 from ..validate import ValidationResult, filter_for_files, validate_directory
-
-DEFAULT_RULES_DIR = "rules"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
