@@ -79,11 +79,8 @@
       if (empty) empty.hidden = shown !== 0;
     }
 
+    // "input" fires for the text box and the selects alike ("change" would filter twice).
     form.addEventListener("input", function () {
-      apply();
-      writeAddress();
-    });
-    form.addEventListener("change", function () {
       apply();
       writeAddress();
     });

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..export.inert import inert_markdown
+from ..export.text import OUTPUT_LINE, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status
 from ..releases import History, RuleHistory, changelog_markdown, rule_history
 
@@ -38,8 +39,6 @@ FORMAT_URI = "reference/format.md"
 CHANGELOG_URI = "changelog.md"
 HOME_URI = "index.md"
 
-#: Query parameters of the index filter (read and written by ``site/js/rules-index.js``).
-FILTER_PARAMS = ("q", "category", "tag", "status")
 
 # Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
@@ -119,11 +118,6 @@ def markdown(text: str, *, at_line_start: bool = True) -> str:
     return inert_markdown(text, at_line_start=at_line_start, attr_lists=True)
 
 
-def md_cell(markdown: str) -> str:
-    """Markdown built with :func:`md_text` (pipes escaped) on one line, for a table cell."""
-    return " ".join(markdown.split())
-
-
 def link(from_uri: str, to_uri: str, fragment: str = "") -> str:
     """Relative link from one source page to another, as MkDocs resolves and validates it.
 
@@ -171,14 +165,17 @@ def rule_label(rule: Rule) -> str:
 
 
 def split_output(code: str) -> tuple[str, str]:
-    """Split an example into the program without its ``#>`` lines and the output they state."""
+    """Split an example into the program without its ``#>`` lines and the output they state.
+
+    Output lines are the ones CI checks (:data:`rlt_rules.export.text.OUTPUT_LINE`, as
+    pytest-examples reads them: ``#>`` alone or followed by a space).
+    """
     program: list[str] = []
     output: list[str] = []
-    for line in code.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith("#>"):
-            text = stripped[2:]
-            output.append(text[1:] if text.startswith(" ") else text)
+    for line in code.split("\n"):
+        match = OUTPUT_LINE.match(line) if "#>" in line else None
+        if match is not None:
+            output.append(match.group("text") or "")
         else:
             program.append(line)
     while program and not program[-1].strip():
@@ -295,7 +292,7 @@ def rule_page(
         "",
     ]
     if rule.examples:
-        out += _examples_section(rule)
+        out += _examples_markdown(rule.examples)
     if rule.related:
         out += ["## Related rules", ""]
         out += [
@@ -368,10 +365,6 @@ def _seed_example(seed: str) -> str:
     if _BLOCK_START.match(seed):
         return f"**Example:**\n\n{markdown(seed)}"
     return f"**Example:** {markdown(seed, at_line_start=False)}"
-
-
-def _examples_section(rule: Rule) -> list[str]:
-    return list(_examples_markdown(rule.examples))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -579,7 +572,7 @@ def index_filter_text(library: Library) -> str:
     for rule in library.rules:
         category = library.category(rule.category)
         searchable = " ".join([rule.id, rule.title, category.title, *rule.tags, rule.statement])
-        texts[rule.id] = " ".join(searchable.lower().split())
+        texts[rule.id] = one_line(searchable.lower())
     text = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
     # The same JSON value, with no markup character in it: the file stays inert even if
     # served as HTML or pasted into a page.
@@ -761,7 +754,7 @@ def _property_table(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[
         meaning = f"**{md_text(title)}.** {md_text(prop.get('description', ''))}"
         rows.append(
             f"| `{name}` | {'yes' if name in required else 'no'} | "
-            f"{md_cell(_value_type(prop, name))} | {md_cell(meaning)} |"
+            f"{one_line(_value_type(prop, name))} | {one_line(meaning)} |"
         )
     return [*rows, ""]
 
