@@ -66,21 +66,11 @@ class Document:
     """
 
     path: str
-    data: Any
+    data: dict[str, Any]  # the top level is always a mapping: anything else is rejected
     values: dict[JsonPath, Position]
     keys: dict[JsonPath, Position]
     scalars: dict[JsonPath, ScalarSource]
     block_starts: dict[JsonPath, int]
-
-    def position(self, path: JsonPath) -> Position:
-        """The position of the key introducing ``path`` or, failing that, of its value."""
-        while path:
-            if path in self.keys:
-                return self.keys[path]
-            if path in self.values:
-                return self.values[path]
-            path = path[:-1]
-        return self.values.get((), Position(1, 1))
 
     def value_position(self, path: JsonPath) -> Position:
         while path not in self.values and path:
@@ -300,22 +290,19 @@ class _Builder:
         if node.tag == "tag:yaml.org,2002:str":
             return node.value
         value = _CONSTRUCTOR.yaml_constructors[node.tag](_CONSTRUCTOR, node)
+        # The safe constructors of _SCALAR_TAGS give a date, None, a bool, an int or a float.
         if isinstance(value, datetime.date | datetime.datetime):
             self.scalars[path] = ScalarSource(node.value, "date")
-        elif value is not None and not isinstance(value, bool | int | float):
-            self.scalars[path] = ScalarSource(node.value, node.tag.rsplit(":", 1)[-1])
         else:
             self.scalars[path] = ScalarSource(node.value, _type_name(value))
         return value
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: None | bool | int | float) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
-        return "number"
-    return type(value).__name__
+    return "number"

@@ -586,7 +586,7 @@ def release_diagnostics(
 def _rule_diagnostics(
     doc: Document, history: History, releases_shown: str, pending: str | None
 ) -> Iterable[Diagnostic]:
-    data = doc.data if isinstance(doc.data, dict) else {}
+    data = doc.data
     rule_id = data.get("id")
     if not isinstance(rule_id, str):
         return

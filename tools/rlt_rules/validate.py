@@ -362,12 +362,11 @@ def _got(path: JsonPath, error: jsonschema.ValidationError, document: Document) 
         if isinstance(instance, dict):
             return "got a mapping"
         return f"got {instance!r}"
-    if source.tag in ("boolean", "null", "number", "integer", "date"):
-        return (
-            f"got {source.tag} {source.text!r}: YAML 1.1 reads an unquoted {source.text} as a "
-            f'{source.tag}; quote it: "{source.text}"'
-        )
-    return f"got {source.text!r}"
+    # Every recorded scalar is a boolean, null, number, integer or date (see load._Builder).
+    return (
+        f"got {source.tag} {source.text!r}: YAML 1.1 reads an unquoted {source.text} as a "
+        f'{source.tag}; quote it: "{source.text}"'
+    )
 
 
 # --- cross-record checks -----------------------------------------------------------------
@@ -388,7 +387,7 @@ def _cross_record_diagnostics(
         return Diagnostic(doc.path, position.line, position.column, message, rule_id)
 
     def value(doc: Document, key: str, default: Any = None) -> Any:
-        return doc.data.get(key, default) if isinstance(doc.data, dict) else default
+        return doc.data.get(key, default)
 
     category_ids: list[str] = []
     if library_doc is not None:
