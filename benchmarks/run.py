@@ -9,7 +9,6 @@ run while you work. See benchmarks/README.md for what each benchmark measures.
 from __future__ import annotations
 
 import argparse
-import html
 import os
 import platform
 import re
@@ -35,6 +34,7 @@ from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.releases import load_history
 from rlt_rules.site import pages
+from rlt_rules.site.hook import add_categories_to_nav
 from rlt_rules.validate import load_schema, schema_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,29 +200,10 @@ def write_static_project(rules: Path, project: Path) -> Path:
     config["site_dir"] = str(project / "site")
     config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     config["not_in_nav"] = "\n".join(f"/{page.src_uri}" for page in generated if not page.in_nav)
-    section = _nav_section(config["nav"], pages.INDEX_URI)
-    at = section.index(pages.INDEX_URI) + 1
-    section[at:at] = [
-        {html.escape(category.title): pages.category_uri(category.id)}
-        for category in library.categories
-    ]
+    add_categories_to_nav(config["nav"], library)  # the nav the hook makes
     config_file = project / "mkdocs.yml"
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return config_file
-
-
-def _nav_section(nav: list, target: str) -> list:
-    for item in nav:
-        if item == target:
-            return nav
-        values = item.values() if isinstance(item, dict) else ()
-        for value in values:
-            if isinstance(value, list):
-                try:
-                    return _nav_section(value, target)
-                except LookupError:
-                    continue
-    raise LookupError(f"{target} is not in mkdocs.yml's nav")
 
 
 def _html_pages(site: Path) -> set[str]:

@@ -193,7 +193,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     own_rules = (SAMPLE_DIR.parents[1] / DEFAULT_RULES_DIR).resolve()
     with_sample_review = valid.rules_dir == own_rules and (SAMPLE_DIR / SAMPLE_FINDINGS).is_file()
     _current = BuildInput(valid, with_sample_review)
-    _add_categories_to_nav(config, library)
+    if config.nav is not None:  # else MkDocs builds the nav from the files, categories too
+        add_categories_to_nav(config.nav, library)
     if with_sample_review and config.nav is not None:
         entry = {REVIEW_TITLE: REVIEW_URI}
         if entry not in config.nav:
@@ -212,11 +213,9 @@ def _load(rules_dir: Path) -> ValidLibrary:
         ) from error
 
 
-def _add_categories_to_nav(config: MkDocsConfig, library: Library) -> None:
+def add_categories_to_nav(nav: list, library: Library) -> None:
     """Insert the category pages after ``rules/index.md`` in its nav section (once)."""
-    if config.nav is None:
-        return  # MkDocs builds the nav from the files, category pages included.
-    section = _nav_section_holding(config.nav, pages.INDEX_URI)
+    section = _nav_section_holding(nav, pages.INDEX_URI)
     if section is None:
         raise PluginError(
             f"mkdocs.yml: the nav must list {pages.INDEX_URI}; the rlt-rules hook adds the "
