@@ -9,9 +9,9 @@ which a line-based replacement cannot express; the raw diff is kept in ``propert
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..export.jsonout import indented
 from ..export.sarif import SARIF_SCHEMA, SARIF_VERSION, driver
 from ..model import Library
 from .model import Finding, Review
@@ -33,8 +33,7 @@ def sarif_log(review: Review, library: Library, site_url: str | None) -> dict[st
 
 
 def render(review: Review, library: Library, site_url: str | None) -> bytes:
-    text = json.dumps(sarif_log(review, library, site_url), ensure_ascii=False, indent=2)
-    return (text + "\n").encode("utf-8")
+    return indented(sarif_log(review, library, site_url))
 
 
 def message_text(finding: Finding) -> str:
