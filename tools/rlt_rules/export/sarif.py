@@ -12,9 +12,17 @@ import re
 from typing import Any
 
 from ..model import Library, Rule, Status
-from .inert import inert_markdown, inert_rule
+from .inert import inert_rule
 from .jsonout import indented
-from .markdown import bullet_list, join_blocks, rule_url, seed_example_block, site_base, status_note
+from .markdown import (
+    bullet_list,
+    guidance_blocks,
+    join_blocks,
+    rule_url,
+    seed_example_block,
+    site_base,
+    status_note,
+)
 from .text import seed_example_text, strip_fences
 
 FILE_NAME = "rules.sarif.json"
@@ -34,9 +42,7 @@ def pascal_case(title: str) -> str:
 
 
 def _help_text(rule: Rule) -> str:
-    blocks = [rule.statement, seed_example_text(rule)]
-    blocks += ["Triggers:", bullet_list(rule.triggers), f"Impact: {rule.impact}"]
-    blocks.append(f"Correction: {rule.correction}")
+    blocks = [rule.statement, seed_example_text(rule), *guidance_blocks(rule)]
     note = status_note(rule)
     return strip_fences(join_blocks(([note] if note else []) + blocks)).rstrip("\n")
 
@@ -74,15 +80,16 @@ def rule_descriptor(
     replaced = replaced_by_rule.get(rule.id, [])
     if replaced:
         descriptor["deprecatedIds"] = replaced
+    # The markdown fields are rendered by review tools: raw HTML in them shows as text.
+    shown = inert_rule(rule)
     descriptor["shortDescription"] = {"text": rule.title}
     descriptor["fullDescription"] = {
         "text": strip_fences(rule.statement),
-        "markdown": inert_markdown(rule.statement),
+        "markdown": shown.statement,
     }
     if site_url:
         descriptor["helpUri"] = rule_url(site_url, rule.id)
-    # The markdown fields are rendered by review tools: raw HTML in them shows as text.
-    descriptor["help"] = {"text": _help_text(rule), "markdown": _help_markdown(inert_rule(rule))}
+    descriptor["help"] = {"text": _help_text(rule), "markdown": _help_markdown(shown)}
     if rule.status is Status.RETIRED:
         descriptor["defaultConfiguration"] = {"enabled": False}
     tags = [rule.category, *(tag for tag in rule.tags if tag != rule.category)]
