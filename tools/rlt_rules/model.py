@@ -10,6 +10,7 @@ use them, so a round trip is lossless. Source positions are not part of that dat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -266,3 +267,12 @@ class Library:
             rules=tuple(sorted(rules, key=lambda rule: rule.number)),
             source=source,
         )
+
+
+def id_span(ids: Sequence[str]) -> str:
+    """Rule ids in id order as one span: ``R01–R17``, the id alone for one, ``none`` for none."""
+    if not ids:
+        return "none"
+    if len(ids) == 1:
+        return ids[0]
+    return f"{ids[0]}–{ids[-1]}"

@@ -8,7 +8,7 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 
 from __future__ import annotations
 
-from ..model import Library
+from ..model import Library, id_span
 from .inert import inert_library
 from .markdown import encode_blocks, library_blocks, rule_url, site_base
 from .text import first_sentence, rule_heading
@@ -19,7 +19,7 @@ FULL_NAME = "llms-full.txt"
 
 def summary(library: Library) -> str:
     ids = [rule.id for rule in library.rules]
-    span = f"{ids[0]}–{ids[-1]}" if len(ids) > 1 else ids[0]
+    span = id_span(ids)
     return (
         f"> {library.subtitle}: {len(ids)} rules ({span}) in {len(library.categories)} "
         f"categories, version {library.version}. Each rule has a stable id, a statement, "

@@ -13,7 +13,7 @@ import re
 
 import yaml
 
-from ..model import Library
+from ..model import Library, id_span
 from .inert import inert_library
 from .markdown import encode_blocks, library_blocks
 
@@ -31,7 +31,7 @@ def skill_name(library: Library) -> str:
 def skill_description(library: Library) -> str:
     """What the skill is and when to use it, in two sentences."""
     ids = [rule.id for rule in library.rules]
-    span = f"{ids[0]}–{ids[-1]}" if len(ids) > 1 else ids[0]
+    span = id_span(ids)
     categories = "; ".join(category.title for category in library.categories)
     text = (
         f"{library.title} {library.version} ({library.subtitle}): {len(ids)} rules ({span}) "
