@@ -39,10 +39,6 @@ class ExampleOutcome:
     detail: str = ""
 
     @property
-    def test_id(self) -> str:
-        return f"{self.rule_id}-{self.example.kind}-{self.example.name}"
-
-    @property
     def location(self) -> str:
         source = self.example.code_source
         path = source.path if source is not None else "<bundle>"

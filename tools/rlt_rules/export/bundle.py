@@ -24,18 +24,9 @@ SCHEMA_ID = "https://rlt-rules.example/schema/bundle.schema.json"
 GENERATOR = "rlt-rules"
 
 
-def canonical_json(data: Any) -> bytes:
-    """The one serialization hashed: sorted keys, no whitespace, UTF-8.
-
-    The bytes of ``json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``
-    (keys sorted by code point, which is UTF-8 byte order), written by orjson in C.
-    """
-    return canonical(data)
-
-
 def content_hash(rules: list[dict[str, Any]]) -> str:
-    """``sha256:<hex>`` over the canonical JSON of the rule records."""
-    return "sha256:" + hashlib.sha256(canonical_json(rules)).hexdigest()
+    """``sha256:<hex>`` over the canonical JSON (:func:`.jsonout.canonical`) of the rule records."""
+    return "sha256:" + hashlib.sha256(canonical(rules)).hexdigest()
 
 
 def example_outputs(rules: Iterable[Rule]) -> list[dict[str, Any]]:
@@ -69,13 +60,9 @@ def bundle_data(library: Library) -> dict[str, Any]:
     }
 
 
-def serialize(data: dict[str, Any]) -> bytes:
-    """Readable, stable JSON: two-space indent, fields in model order, UTF-8, final newline."""
-    return indented(data)
-
-
 def render(library: Library) -> bytes:
-    return serialize(bundle_data(library))
+    """Readable, stable JSON: two-space indent, fields in model order, UTF-8, final newline."""
+    return indented(bundle_data(library))
 
 
 def files(library: Library) -> dict[str, bytes]:
