@@ -219,7 +219,6 @@ def test_sarif_driver_and_descriptors(library: Library) -> None:
     assert driver["name"] == library.title
     assert driver["version"] == library.version
     assert driver["informationUri"] == SITE_URL
-    assert driver["rules"] == sarif.rule_descriptors(library, SITE_URL)
     assert [d["id"] for d in driver["rules"]] == [rule.id for rule in library.rules]
     for descriptor, rule in zip(driver["rules"], library.rules, strict=True):
         assert re.fullmatch(r"[A-Z][A-Za-z0-9]*", descriptor["name"])
