@@ -6,6 +6,8 @@ callers join blocks with one blank line. Library text is inserted verbatim.
 
 from __future__ import annotations
 
+import re
+
 from ..model import Example, Library, Rule, Status
 from .text import rule_heading, starts_with_code
 
@@ -57,6 +59,15 @@ def guidance_blocks(rule: Rule) -> list[str]:
         f"Impact: {rule.impact}",
         f"Correction: {rule.correction}",
     ]
+
+
+def code_block(text: str, info: str) -> str:
+    """``text`` as a fenced code block with info string ``info`` (``"diff"``), trailing newlines
+    dropped; the backtick fence is at least three long and longer than any backtick run inside
+    ``text``, so no line of ``text`` can close it."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
 
 
 def example_blocks(example: Example, heading: str) -> list[str]:

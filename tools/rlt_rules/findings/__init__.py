@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..export.markdown import code_block
 from ..model import Library
 from .check import CheckResult, check_review, load_review
-from .markdown import code_block, render_markdown
+from .markdown import render_markdown
 from .model import Finding, FindingsError, FindingSeverity, Location, Review
 from .sarif import sarif_log
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..export.markdown import rule_url
+from ..export.markdown import code_block, rule_url
 from ..export.text import rule_heading
 from ..model import Library
 from .model import Finding, Review
@@ -77,13 +77,6 @@ def code_span(text: str) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def code_block(text: str, info: str) -> str:
-    """A fenced code block longer than any backtick run inside ``text``."""
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
 
 
 def render_markdown(
