@@ -22,6 +22,7 @@ import jsonschema
 from referencing import Registry, Resource
 
 from .export.bundle import content_hash, example_outputs
+from .load import line_column
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
 from .validate import load_schema
 
@@ -120,8 +121,7 @@ class _Index:
             index += 1
 
     def line_column(self, offset: int) -> tuple[int, int]:
-        line = self.text.count("\n", 0, offset) + 1
-        return line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        return line_column(self.text, offset)
 
     def key_position(self, path: JsonPath) -> tuple[int, int]:
         """The key introducing ``path`` (for unknown fields), else the value's position."""
@@ -153,9 +153,7 @@ def read_bundle(path: str | Path) -> BundleResult:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        before = raw[: error.start]
-        column = len(before) - (before.rfind(b"\n") + 1) + 1
-        return fail(before.count(b"\n") + 1, column, "not UTF-8: a bundle is UTF-8 JSON")
+        return fail(*line_column(raw, error.start), "not UTF-8: a bundle is UTF-8 JSON")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -86,6 +86,14 @@ class LoadResult:
     diagnostics: tuple[Diagnostic, ...]
 
 
+def line_column(text: str | bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of ``offset`` in ``text`` (columns count characters in a
+    string, bytes in bytes); an offset past the end counts as the end."""
+    newline = b"\n" if isinstance(text, bytes) else "\n"
+    offset = min(offset, len(text))
+    return text.count(newline, 0, offset) + 1, offset - (text.rfind(newline, 0, offset) + 1) + 1
+
+
 def _position(mark: yaml.Mark) -> Position:
     return Position(mark.line + 1, mark.column + 1)
 
@@ -137,9 +145,7 @@ def parse_yaml(raw: bytes, shown: str) -> LoadResult:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        before = raw[: error.start]
-        line = before.count(b"\n") + 1
-        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        line, column = line_column(raw, error.start)
         return fail(
             line,
             column,
@@ -166,9 +172,7 @@ def parse_yaml(raw: bytes, shown: str) -> LoadResult:
         problem = " ".join(str(part) for part in (error.context, error.problem) if part)
         return fail(where.line, where.column, f"YAML syntax error: {problem}")
     except yaml.reader.ReaderError as error:
-        before = text[: error.position]
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1) + 1
+        line, column = line_column(text, error.position)
         code = error.character if isinstance(error.character, int) else ord(error.character)
         return fail(
             line, column, f"control character U+{code:04X} is not allowed in YAML: remove it"

@@ -48,7 +48,7 @@ from pathlib import Path
 from .bundle_load import read_bundle
 from .export.atomic import write_atomic
 from .export.bundle import render
-from .load import Document
+from .load import Document, line_column
 from .model import Diagnostic, Library, LibraryError, Rule, Status
 from .validate import LIBRARY_FILE
 
@@ -257,10 +257,7 @@ def _library_version_position(path: Path) -> tuple[int, int]:
     text = path.read_text(encoding="utf-8")
     start = text.find('"library":')
     found = text.find('"version":', start) if start >= 0 else -1
-    if found < 0:
-        return 1, 1
-    line = text.count("\n", 0, found) + 1
-    return line, found - (text.rfind("\n", 0, found) + 1) + 1
+    return line_column(text, found) if found >= 0 else (1, 1)
 
 
 # --- comparison and version policy -------------------------------------------------------
