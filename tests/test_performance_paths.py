@@ -24,7 +24,7 @@ from rule_edits import edit
 from rlt_rules import Library, load_library
 from rlt_rules.export import bundle, inert, sarif
 from rlt_rules.export.inert import inert_library, inert_markdown
-from rlt_rules.export.jsonout import indented
+from rlt_rules.export.jsonout import canonical, indented
 from rlt_rules.export.markdown import encode_blocks, join_blocks
 from rlt_rules.export.text import expected_output
 from rlt_rules.site import pages
@@ -178,7 +178,7 @@ def test_canonical_json_is_the_standard_librarys_text(library: Library) -> None:
     rules = [rule.to_dict() for rule in library.rules]
     for data in (rules, {"é": 1, "z": 2, "Z": 3, "a": {"ü": [], "u": {}}, "": TRICKY_STRINGS}):
         stdlib = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-        assert bundle.canonical(data) == stdlib.encode("utf-8")
+        assert canonical(data) == stdlib.encode("utf-8")
 
 
 def test_expected_output_skips_code_without_markers() -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..export.inert import inert_markdown
 from ..export.text import OUTPUT_LINE, one_line
-from ..model import Example, ExampleKind, Library, Rule, Status
+from ..model import Example, ExampleKind, Library, Rule, Status, id_span
 from ..releases import History, RuleHistory, changelog_markdown, rule_history
 
 INDEX_URI = "rules/index.md"
@@ -616,7 +616,8 @@ def category_page(library: Library, category_id: str) -> str:
         f"# {md_text(category.title)}",
         "",
         f"Category {position} of {len(library.categories)}: {_count(len(rules))} "
-        f"({_id_span(rules)}). [Show them in the filterable index]({index_link}).",
+        f"({id_span([rule.id for rule in rules])}). "
+        f"[Show them in the filterable index]({index_link}).",
         "",
     ]
     for rule in rules:
@@ -629,14 +630,6 @@ def category_page(library: Library, category_id: str) -> str:
 
 def _count(n: int) -> str:
     return f"{n} rule" if n == 1 else f"{n} rules"
-
-
-def _id_span(rules: tuple[Rule, ...]) -> str:
-    if not rules:
-        return "none"
-    if len(rules) == 1:
-        return rules[0].id
-    return f"{rules[0].id}–{rules[-1].id}"
 
 
 # --- hand-written pages: markers filled from the model ------------------------------------------
@@ -679,7 +672,7 @@ def _reading_path(library: Library, page_uri: str) -> str:
         target = link(page_uri, category_uri(category.id))
         out.append(
             f"{number}.  **[{md_text(category.title)}]({target})** — "
-            f"{_count(len(rules))}, {_id_span(rules)}"
+            f"{_count(len(rules))}, {id_span([rule.id for rule in rules])}"
         )
         out.append("")
         for rule in rules:
