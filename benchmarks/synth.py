@@ -34,8 +34,8 @@ def write_library(target: Path, count: int) -> Path:
             return f"R{number if number <= count else int(match.group(1)):02d}"
 
         text = texts[position]
-        # Shift the id and the related ids; nothing else in a record looks like "R<digits>"
-        # at the start of a flow-list item or after "id: ".
+        # Shift the id, the related ids and the markers; nothing else in a record looks like
+        # "R<digits>" at the start of a flow-list item, after "id: " or after "# ".
         text = re.sub(r"(?m)^id: R(\d+)$", lambda m: "id: " + shift(m), text)
         text = re.sub(
             r"(?m)^related: \[(.*)\]$",
@@ -46,6 +46,8 @@ def write_library(target: Path, count: int) -> Path:
             ),
             text,
         )
+        # Example markers name their own rule ("# R03: ..."): they move with the id.
+        text = re.sub(r"# R(\d+):", lambda m: "# " + shift(m) + ":", text)
         new_id = f"R{position + 1 + offset:02d}"
         (target / f"{new_id}.yaml").write_text(text, encoding="utf-8")
     return target

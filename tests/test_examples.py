@@ -99,7 +99,7 @@ def test_examples_command_table(capsys) -> None:
     assert main(["examples", "--rules", str(FAILING)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["RULE", "EXAMPLE", "KIND", "RESULT", "FIRST", "DIFFERENCE"]
-    assert lines[1].split()[:4] == ["R01", "shows-defect", "bad", "FAIL"]
+    assert lines[1].split()[:4] == ["R01", "shows", "bad", "FAIL"]
     assert lines[1].endswith("R01.yaml:34: expected '#> free blocks: 3', got '#> free blocks: 0'")
     assert lines[2].endswith("R01.yaml:44: raised KeyError: 'req-2'")
     assert lines[-1] == "0 passed, 2 failed"

@@ -64,6 +64,7 @@ def add_rule(rules: Path, rule_id: str, title: str, statement: str) -> Path:
     ):
         assert old in text
         text = text.replace(old, new, 1)
+    text = text.replace("# R04:", f"# {rule_id}:")  # the examples mark lines of their own rule
     path = rules / f"{rule_id}.yaml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -458,7 +459,11 @@ def test_new_scaffolds_the_next_id_and_validate_rejects_it_until_filled(project:
         "rules/R05.yaml:10:3: statement is still a placeholder ('TODO: the rule, as a'): "
         "write it" in found
     )
-    assert len(found) == 12
+    assert (
+        "rules/R05.yaml:29:7: example 'first-case' has no '# R05:' marker: mark the lines "
+        "that break the rule with a comment such as '# R05: <why>'" in found
+    )
+    assert len(found) == 14
 
 
 def test_new_never_reuses_a_retired_id(project: Path, capsys):

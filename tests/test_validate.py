@@ -41,10 +41,10 @@ def test_valid_fixture_builds_typed_model():
     assert rule.status is Status.ACTIVE
     assert rule.related == ("R02",)
     bad = rule.examples_of(ExampleKind.BAD)[0]
-    # The code block's first line ("count = 0") is line 32 of R01.yaml.
+    # The code block's first line is line 32 of R01.yaml.
     assert bad.code_source is not None and bad.code_source.line == 32
     lines = (VALID / "R01.yaml").read_text().splitlines()
-    assert lines[bad.code_source.line - 1].strip() == "count = 0"
+    assert lines[bad.code_source.line - 1].strip() == 'slots = {"slot-0": 0}'
 
 
 def test_model_is_frozen():
@@ -367,7 +367,9 @@ def test_module_entry_point_runs():
 
 def test_active_rule_needs_a_bad_and_a_good_example(rules_dir):
     text = (rules_dir / "R02.yaml").read_text(encoding="utf-8")
-    (rules_dir / "R02.yaml").write_text(text.split("  - name: shows-fix")[0], encoding="utf-8")
+    (rules_dir / "R02.yaml").write_text(
+        text.split("    kind: good")[0].rsplit("  - name: shows", 1)[0], encoding="utf-8"
+    )
     assert problems(rules_dir) == [
         "rules/R02.yaml:26:3: examples: an active rule needs at least one good example "
         "(kind: good) that shows the correction"

@@ -876,6 +876,7 @@ examples:
       TODO: the triggering condition in this code.
     code: |
       TODO: a complete Python program (standard library only) that shows the defect happening;
+      mark the lines that break the rule with a '# {rule_id}: why' comment and
       follow each print with its output as '#> ' comment lines.
   - name: first-case
     kind: good
@@ -883,7 +884,8 @@ examples:
     explanation: |-
       TODO: the correction applied to the same scenario.
     code: |
-      TODO: the same program with the correction applied; its printed output as '#> ' lines.
+      TODO: the same program with only the correction applied, marked with '# {rule_id}: why';
+      its printed output as '#> ' lines.
 """
 
 

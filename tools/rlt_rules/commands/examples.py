@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..export.text import expected_output
+from ..model import Rule
+from ..pairs import MIN_PAIR_RATIO, ExamplePair, pairs_of
 from ..validate import load_library
 from .validate import DEFAULT_RULES_DIR
 
@@ -26,6 +30,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--rules", default=DEFAULT_RULES_DIR, metavar="DIR", help="rules directory (default: rules)"
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument(
+        "--pairs",
+        action="store_true",
+        help="instead of running the examples, show each bad/good pair: the lines the "
+        f"correction changes, the similarity (difflib ratio over lines; at least "
+        f"{MIN_PAIR_RATIO} required) and each side's output",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -50,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
             f"{library.rules[0].id}–{library.rules[-1].id}"
         )
     wanted = set(args.rule_ids) or known
+    if args.pairs:
+        return _show_pairs(tuple(rule for rule in library.rules if rule.id in wanted), args.format)
     outcomes = check_rules(tuple(rule for rule in library.rules if rule.id in wanted))
     if args.format == "json":
         print(json.dumps([_as_dict(outcome) for outcome in outcomes], indent=2))
@@ -94,3 +107,56 @@ def _table(outcomes: tuple[ExampleOutcome, ...]) -> str:
         ).rstrip()
         for row in rows
     )
+
+
+def _show_pairs(rules: tuple[Rule, ...], output_format: str) -> int:
+    from ..cli import EXIT_INVALID, EXIT_OK
+
+    pairs = tuple(pair for rule in rules for pair in pairs_of(rule))
+    too_far = [pair for pair in pairs if pair.ratio < MIN_PAIR_RATIO]
+    if output_format == "json":
+        print(json.dumps([_pair_dict(pair) for pair in pairs], indent=2))
+    else:
+        for pair in pairs:
+            print(_pair_text(pair))
+        print(f"{len(pairs)} pair(s), {len(too_far)} below a similarity of {MIN_PAIR_RATIO}")
+    for pair in too_far:
+        print(
+            f"{pair.rule_id} {pair.name}: similarity {pair.ratio:.2f} < {MIN_PAIR_RATIO}: the good "
+            "example should be the bad one with only the correction applied (or split the pair)",
+            file=sys.stderr,
+        )
+    return EXIT_INVALID if too_far else EXIT_OK
+
+
+def _pair_dict(pair: ExamplePair) -> dict[str, object]:
+    removed, added = pair.changed_lines()
+    return {
+        "rule": pair.rule_id,
+        "pair": pair.name,
+        "similarity": round(pair.ratio, 3),
+        "lines_removed": removed,
+        "lines_added": added,
+        "diff": list(pair.diff()),
+        "bad_output": list(expected_output(pair.bad.code)),
+        "good_output": list(expected_output(pair.good.code)),
+    }
+
+
+def _pair_text(pair: ExamplePair) -> str:
+    removed, added = pair.changed_lines()
+    bad, good = expected_output(pair.bad.code), expected_output(pair.good.code)
+    width = max((len(line) for line in bad), default=len("bad output"))
+    width = max(width, len("bad output"))
+    lines = [
+        f"{pair.rule_id} {pair.name}: similarity {pair.ratio:.2f}, "
+        f"correction removes {removed} line(s) and adds {added}",
+        *(f"    {line}" for line in pair.diff(context=0) if not line.startswith("@@")),
+        f"  {'bad output'.ljust(width)}  | good output",
+    ]
+    for index in range(max(len(bad), len(good))):
+        left = bad[index] if index < len(bad) else ""
+        right = good[index] if index < len(good) else ""
+        mark = " " if left == right else "≠"
+        lines.append(f"  {left.ljust(width)} {mark}| {right}")
+    return "\n".join(lines) + "\n"

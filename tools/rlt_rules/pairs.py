@@ -1,0 +1,207 @@
+"""The pair contract: a rule is taught by a bad and a good example of one scenario.
+
+A pair is one ``bad`` and one ``good`` example with the same ``name`` in the same rule; the
+good program is the bad one with the rule's correction applied. Each example marks the lines
+that break the rule (bad) or apply its correction (good) with a comment naming its own rule::
+
+    self.selected = set()  # R03: one batch's selection stored on the scheduler.
+
+An inline marker marks its own line. A marker on a line of its own marks itself and the lines
+that follow at the same or deeper indentation, up to a blank line or a line indented less.
+
+This module reads only example code; the validator, the ``examples --pairs`` command and the
+site's rule pages all take their markers, diffs and similarity from here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+from .load import Document
+from .model import Diagnostic, Example, ExampleKind, Rule, Status
+
+#: A marker comment's text: ``# R03: reason``. The id is the marker's rule.
+MARKER = re.compile(r"^#\s*(?P<rule_id>R\d{2,}):")
+
+#: Every pair of the library reaches at least this similarity (difflib's ratio over lines).
+MIN_PAIR_RATIO = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One ``# Rnn:`` comment: its 1-based line and column in the code, and its rule id."""
+
+    line: int
+    column: int
+    rule_id: str
+    inline: bool
+
+
+def markers(code: str) -> tuple[Marker, ...]:
+    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text)."""
+    found: list[Marker] = []
+    lines = code.splitlines()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return ()
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        match = MARKER.match(token.string)
+        if match is None:
+            continue
+        line, column = token.start
+        inline = bool(lines[line - 1][:column].strip())
+        found.append(Marker(line, column + 1, match["rule_id"], inline))
+    return tuple(found)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def marked_lines(code: str, rule_id: str) -> frozenset[int]:
+    """The 1-based lines of ``code`` that ``rule_id``'s markers cover."""
+    lines = code.splitlines()
+    covered: set[int] = set()
+    for marker in markers(code):
+        if marker.rule_id != rule_id:
+            continue
+        covered.add(marker.line)
+        if marker.inline:
+            continue
+        depth = _indent(lines[marker.line - 1])
+        for number in range(marker.line + 1, len(lines) + 1):
+            text = lines[number - 1]
+            if not text.strip() or _indent(text) < depth:
+                break
+            covered.add(number)
+    return frozenset(covered)
+
+
+def program_lines(code: str) -> list[str]:
+    """The code's lines without its ``#>`` expected-output comments."""
+    return [line for line in code.splitlines() if not line.lstrip().startswith("#>")]
+
+
+def similarity(bad_code: str, good_code: str) -> float:
+    """difflib's ratio over the two programs' lines: 1.0 for the same program."""
+    return difflib.SequenceMatcher(
+        None, bad_code.splitlines(), good_code.splitlines(), autojunk=False
+    ).ratio()
+
+
+@dataclass(frozen=True, slots=True)
+class ExamplePair:
+    """One scenario of a rule, broken (``bad``) and corrected (``good``)."""
+
+    rule_id: str
+    name: str
+    bad: Example
+    good: Example
+
+    @property
+    def ratio(self) -> float:
+        return similarity(self.bad.code, self.good.code)
+
+    def diff(self, *, context: int = 3) -> tuple[str, ...]:
+        """The unified diff from the bad program to the good one, without file headers and
+        without the ``#>`` output lines (each side's output is shown on its own)."""
+        lines = difflib.unified_diff(
+            program_lines(self.bad.code),
+            program_lines(self.good.code),
+            lineterm="",
+            n=context,
+        )
+        return tuple(line for line in lines if not line.startswith(("---", "+++")))
+
+    def changed_lines(self) -> tuple[int, int]:
+        """How many lines the correction removes from the bad and adds in the good."""
+        removed = added = 0
+        for line in self.diff(context=0):
+            if line.startswith("-"):
+                removed += 1
+            elif line.startswith("+"):
+                added += 1
+        return removed, added
+
+
+def pairs_of(rule: Rule) -> tuple[ExamplePair, ...]:
+    """The rule's pairs, in the order their bad examples appear."""
+    good_by_name = {example.name: example for example in rule.examples_of(ExampleKind.GOOD)}
+    return tuple(
+        ExamplePair(rule.id, bad.name, bad, good_by_name[bad.name])
+        for bad in rule.examples_of(ExampleKind.BAD)
+        if bad.name in good_by_name
+    )
+
+
+def pair_of(rule: Rule, example: Example) -> ExamplePair | None:
+    """The pair ``example`` belongs to, or None when it has no counterpart."""
+    for pair in pairs_of(rule):
+        if example in (pair.bad, pair.good):
+            return pair
+    return None
+
+
+def pair_diagnostics(doc: Document) -> list[Diagnostic]:
+    """The pair contract of one rule file: every example paired, every example marked.
+
+    Runs on the loaded document, so each problem is reported where the example is written.
+    """
+    rule_id = doc.data.get("id")
+    examples = doc.data.get("examples")
+    if not isinstance(rule_id, str) or not isinstance(examples, list):
+        return []
+    # An id that does not match its file name is reported on its own; its markers are not.
+    check_markers = rule_id == Path(doc.path).stem
+    found: list[Diagnostic] = []
+
+    def at(path: tuple[str | int, ...], message: str) -> None:
+        position = doc.value_position(path)
+        found.append(Diagnostic(doc.path, position.line, position.column, message, rule_id))
+
+    kinds_by_name: dict[str, set[str]] = {}
+    for example in examples:
+        if isinstance(example, dict) and isinstance(example.get("name"), str):
+            kinds_by_name.setdefault(example["name"], set()).add(str(example.get("kind")))
+    kinds = set().union(*kinds_by_name.values())
+    active = doc.data.get("status") == str(Status.ACTIVE)
+    for index, example in enumerate(examples):
+        if not isinstance(example, dict):
+            continue
+        name, kind, code = example.get("name"), example.get("kind"), example.get("code")
+        if isinstance(name, str) and kind in ("bad", "good"):
+            other = "good" if kind == "bad" else "bad"
+            # An active rule without any example of one kind is already reported as such.
+            if other not in kinds_by_name[name] and (other in kinds or not active):
+                at(
+                    ("examples", index, "name"),
+                    f"{kind} example '{name}' has no {other} counterpart: add a {other} example "
+                    f"named '{name}' showing the same scenario "
+                    + ("with the correction" if other == "good" else "with the rule broken"),
+                )
+        if (
+            check_markers
+            and isinstance(code, str)
+            and not any(m.rule_id == rule_id for m in markers(code))
+        ):
+            what = "the lines that break the rule" if kind == "bad" else "the correction"
+            at(
+                ("examples", index, "code"),
+                f"example '{name}' has no '# {rule_id}:' marker: mark {what} with a comment "
+                f"such as '# {rule_id}: <why>'",
+            )
+    paired = any(both == {"bad", "good"} for both in kinds_by_name.values())
+    if active and {"bad", "good"} <= kinds and not paired:
+        at(
+            ("examples",),
+            "an active rule needs at least one pair: a bad and a good example with one name",
+        )
+    return found
