@@ -8,7 +8,6 @@ found is collected; the model is built only when there are none.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -231,9 +230,8 @@ def validate_directory(
     diagnostics.extend(
         _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
     )
-    if os.environ.get("RLT_PAIRS_NOW") == "1":  # TEMPORARY while rules are rewritten
-        for doc in rule_docs:
-            diagnostics.extend(pair_diagnostics(doc))
+    for doc in rule_docs:
+        diagnostics.extend(pair_diagnostics(doc))
     # Imported here: releases reads bundles, and the bundle loader imports this module.
     from .releases import release_diagnostics
 
