@@ -10,19 +10,25 @@ import io
 import shutil
 import subprocess
 import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from rlt_rules import Library
 from rlt_rules.export.text import expected_output
-from rlt_rules.site.pages import split_output
+from rlt_rules.model import Example, Rule
+from rlt_rules.pairs import pairs_of
+from rlt_rules.site.pages import differing_lines, shown_marked_lines, split_output
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
 
 from site_fixtures import (  # noqa: E402
     FIXTURE_RULES,
+    WAIT_MS,
     BuiltSite,
     make_project,
     run_cli,
@@ -30,6 +36,22 @@ from site_fixtures import (  # noqa: E402
 )
 
 pytestmark = pytest.mark.browser
+
+
+@contextmanager
+def _page_at(browser, width: int, height: int = 900, scheme: str = "light") -> Iterator[Page]:
+    """A fresh page at another window size or colour scheme (``page`` is 1280 px and light);
+    JavaScript errors on it fail the test."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    new_page = context.new_page()
+    new_page.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    new_page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield new_page
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def search(page: Page, site_url: str, query: str) -> list[str]:
@@ -67,34 +89,160 @@ def test_search_runs_locally(page: Page, site_url: str) -> None:
     assert not outside, outside
 
 
-def test_rule_page_shows_bad_and_good_examples_with_their_output(
-    page: Page, site_url: str, built_site: BuiltSite
-) -> None:
-    rule = built_site.library.rule("R17")
-    kinds = {str(example.kind) for example in rule.examples}
-    assert kinds == {"bad", "good"}, "R17 should have both bad and good examples"
-    page.goto(f"{site_url}rules/R17/")
-    expect(page.locator("h1")).to_contain_text(f"R17 — {rule.title}")
-    for example in rule.examples:
-        block = page.locator(f'[data-example="{example.kind}-{example.name}"]')
-        tab = block.locator("xpath=ancestor::div[contains(@class, 'tabbed-block')]")
-        tab_set = tab.locator("xpath=ancestor::div[contains(@class, 'tabbed-set')]")
-        position = tab.evaluate("node => [...node.parentNode.children].indexOf(node)")
-        tab_set.locator(".tabbed-labels > label").nth(position).click()
-        expect(block).to_be_visible()
-        expect(block).to_contain_text(example.title)
-        program, _ = split_output(example.code)
-        code = block.locator(".highlight").first.inner_text()
-        assert [line for line in code.splitlines() if line.strip()] == [
-            line for line in program.splitlines() if line.strip()
-        ]
+def _paired_rule(library: Library) -> Rule:
+    """The first rule with a pair (the library's examples change; the tests follow them)."""
+    rule = next((rule for rule in library.rules if pairs_of(rule)), None)
+    assert rule is not None, "no rule of the library has a bad/good pair"
+    return rule
+
+
+def _example(page: Page, example: Example):
+    return page.locator(f'[data-example="{example.kind}-{example.name}"]')
+
+
+def _tab_label(page: Page, example: Example):
+    """The tab label of an example's tab (tabs: the example is in one of a tab set's blocks)."""
+    block = _example(page, example)
+    tab = block.locator("xpath=ancestor::div[contains(@class, 'tabbed-block')][1]")
+    tab_set = tab.locator("xpath=ancestor::div[contains(@class, 'tabbed-set')][1]")
+    position = tab.evaluate("node => [...node.parentNode.children].indexOf(node)")
+    return tab_set.locator(".tabbed-labels > label").nth(position)
+
+
+def _assert_shows_example(page: Page, rule: Rule, example: Example) -> None:
+    """The example's title, program (its marked lines highlighted) and stated output."""
+    block = _example(page, example)
+    expect(block).to_be_visible()
+    expect(block).to_contain_text(example.title)
+    program, _ = split_output(example.code)
+    code = block.locator(".highlight").first
+    assert [line for line in code.inner_text().splitlines() if line.strip()] == [
+        line for line in program.splitlines() if line.strip()
+    ]
+    marked = [program.split("\n")[n - 1] for n in shown_marked_lines(example.code, rule.id)]
+    highlighted = code.locator(".hll").all_inner_texts()
+    assert [line.rstrip("\n") for line in highlighted] == marked
+    if expected_output(example.code):
         shown = block.locator(".rlt-output .highlight")
         expect(shown).to_be_visible()
         expect(shown.locator(".filename")).to_have_text("Output")
-        assert shown.locator("code").inner_text().rstrip("\n") == "\n".join(
+        assert shown.locator("code").text_content().rstrip("\n") == "\n".join(
             expected_output(example.code)  # what CI checks the program prints
         )
+
+
+def test_rule_page_shows_each_pair_side_by_side_with_its_diff(
+    page: Page, site_url: str, built_site: BuiltSite
+) -> None:
+    rule = _paired_rule(built_site.library)
+    page.goto(f"{site_url}rules/{rule.id}/")
+    expect(page.locator("h1")).to_contain_text(f"{rule.id} — {rule.title}")
+    for pair in pairs_of(rule):
+        bad, good = _example(page, pair.bad), _example(page, pair.good)
+        _assert_shows_example(page, rule, pair.bad)
+        _assert_shows_example(page, rule, pair.good)
+        # Side by side, no tabs: bad on the left, good on the right, their programs aligned.
+        expect(_tab_label(page, pair.bad)).to_be_hidden()
+        left, right = bad.bounding_box(), good.bounding_box()
+        assert left and right and left["x"] + left["width"] <= right["x"], (left, right)
+        assert abs(left["y"] - right["y"]) < 2, (left, right)
+        tops = [block.locator(".highlight").first.bounding_box()["y"] for block in (bad, good)]
+        assert abs(tops[0] - tops[1]) < 2, tops
+        # Each output highlights the lines that differ from the other's.
+        bad_changed, good_changed = differing_lines(
+            expected_output(pair.bad.code), expected_output(pair.good.code)
+        )
+        for block, example, changed in (
+            (bad, pair.bad, bad_changed),
+            (good, pair.good, good_changed),
+        ):
+            output = expected_output(example.code)
+            shown = block.locator(".rlt-output .hll").all_inner_texts()
+            assert [line.rstrip("\n") for line in shown] == [output[n - 1] for n in changed]
+        # Then the diff from bad to good, removed and added lines marked.
+        diff = page.locator(f'.rlt-diff[data-pair="{pair.name}"]')
+        expect(diff).to_be_visible()
+        expect(diff).to_contain_text("What the correction changes")
+        removed, added = pair.changed_lines()
+        expect(diff.locator(".highlight .gd")).to_have_count(removed)
+        expect(diff.locator(".highlight .gi")).to_have_count(added)
+        diff_box = diff.bounding_box()
+        assert (
+            diff_box
+            and diff_box["y"] > max(left["y"] + left["height"], right["y"] + right["height"]) - 1
+        )
     assert page.locator(".md-content").get_by_text("#>").count() == 0
+
+
+def test_rule_page_pairs_are_tabs_on_a_narrow_screen(
+    browser, site_url: str, built_site: BuiltSite
+) -> None:
+    rule = _paired_rule(built_site.library)
+    pair = pairs_of(rule)[0]
+    with _page_at(browser, width=390) as page:
+        page.goto(f"{site_url}rules/{rule.id}/")
+        bad_label, good_label = _tab_label(page, pair.bad), _tab_label(page, pair.good)
+        expect(bad_label).to_have_text("Bad")
+        expect(good_label).to_have_text("Good")
+        expect(_example(page, pair.bad)).to_be_visible()
+        expect(_example(page, pair.good)).to_be_hidden()
+        good_label.click()
+        expect(_example(page, pair.good)).to_be_visible()
+        expect(_example(page, pair.bad)).to_be_hidden()
+        _assert_shows_example(page, rule, pair.good)
+        # The keyboard switches too: the tabs are radio buttons.
+        page.locator(f"#{good_label.get_attribute('for')}").focus()
+        page.keyboard.press("ArrowLeft")
+        expect(_example(page, pair.bad)).to_be_visible()
+        expect(_example(page, pair.good)).to_be_hidden()
+        expect(page.locator(f'.rlt-diff[data-pair="{pair.name}"]')).to_be_visible()
+        assert _sideways_scroll(page) == 0
+
+
+def test_rule_page_shows_every_example_with_its_output(
+    page: Page, site_url: str, built_site: BuiltSite
+) -> None:
+    """Paired or not (a rule whose examples are being paired), every example is on its page."""
+    for rule in built_site.library.rules:
+        if not rule.examples:
+            continue
+        page.goto(f"{site_url}rules/{rule.id}/")
+        for example in rule.examples:
+            label = _tab_label(page, example)
+            if label.is_visible():
+                label.click()
+            _assert_shows_example(page, rule, example)
+
+
+def _sideways_scroll(page: Page) -> int:
+    """How far the page scrolls sideways (0: it fits the window)."""
+    return page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+
+
+def test_index_fits_a_phone_without_sideways_scrolling(
+    browser, site_url: str, built_site: BuiltSite
+) -> None:
+    library = built_site.library
+    with _page_at(browser, width=390) as page:
+        page.goto(f"{site_url}rules/")
+        expect(page.locator("[data-rlt-index] tbody tr").first).to_be_visible()
+        assert _sideways_scroll(page) == 0
+        # Nor does the table scroll inside its frame: every row fits the window.
+        overflow = page.evaluate(
+            """() => [...document.querySelectorAll('[data-rlt-index], .md-typeset__scrollwrap')]
+                .map(el => el.scrollWidth - el.clientWidth)"""
+        )
+        assert max(overflow) <= 1, overflow
+        for row in page.locator("[data-rlt-index] tbody tr").all():
+            box = row.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        assert _visible_rule_ids(page) == [rule.id for rule in library.rules]
+        # Still a working filter: tap a tag.
+        tag = library.rules[0].tags[0]
+        page.locator("[data-rlt-index] tr[data-rule] button[data-rlt-tag]").first.click()
+        expect(page).to_have_url(f"{site_url}rules/?tag={tag}")
 
 
 def _visible_rule_ids(page: Page) -> list[str]:
@@ -148,6 +296,105 @@ def test_index_filter_by_tag_status_and_text(
     retired = [rule.id for rule in library.rules if str(rule.status) == "retired"]
     assert _visible_rule_ids(page) == retired
     expect(page.locator("[data-rlt-empty]")).to_be_visible(visible=not retired)
+
+
+# --- accessibility: axe-core in Chromium -----------------------------------------------------
+
+#: What WCAG 2.1 AA failures axe reports as; moderate and minor ones are advice.
+BLOCKING_IMPACTS = frozenset({"serious", "critical"})
+#: The pages checked: one of each kind (the rule page and category are taken from the library).
+A11Y_PAGES = ("home", "index", "rule", "category", "review", "format", "changelog")
+#: Material's palettes (mkdocs.yml), chosen by the reader's colour-scheme preference.
+PALETTES = {"light": "default", "dark": "slate"}
+
+
+def _a11y_path(name: str, built_site: BuiltSite) -> str:
+    rule = _paired_rule(built_site.library)
+    if name == "review" and not (built_site.directory / "review-example").is_dir():
+        pytest.skip("the sample review is published with the repository's own rules only")
+    return {
+        "home": "",
+        "index": "rules/",
+        "rule": f"rules/{rule.id}/",
+        "category": f"categories/{rule.category}/",
+        "review": "review-example/",
+        "format": "reference/format/",
+        "changelog": "changelog/",
+    }[name]
+
+
+def _blocking_violations(page: Page) -> list[dict]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    # Let the page's scripts finish what they do after load (rules-a11y.js runs on the next
+    # animation frame).
+    page.evaluate(
+        "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+    violations = Axe().run(page).response["violations"]
+    return [violation for violation in violations if violation["impact"] in BLOCKING_IMPACTS]
+
+
+def _describe(violations: list[dict]) -> str:
+    lines = []
+    for violation in violations:
+        lines.append(
+            f"{violation['id']} ({violation['impact']}, {len(violation['nodes'])} nodes): "
+            f"{violation['help']} <{violation['helpUrl']}>"
+        )
+        for node in violation["nodes"][:8]:
+            summary = " ".join((node.get("failureSummary") or "").split())
+            lines.append(f"    {node['target']}: {summary[:300]}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("scheme", sorted(PALETTES))
+@pytest.mark.parametrize("name", A11Y_PAGES)
+def test_no_serious_accessibility_violation(
+    browser, site_url: str, built_site: BuiltSite, name: str, scheme: str
+) -> None:
+    """axe-core finds no serious or critical WCAG 2.1 AA violation, in either palette."""
+    path = _a11y_path(name, built_site)
+    with _page_at(browser, width=1280, scheme=scheme) as page:
+        page.goto(site_url + path)
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", PALETTES[scheme])
+        violations = _blocking_violations(page)
+        assert not violations, f"/{path} ({scheme}):\n{_describe(violations)}"
+
+
+@pytest.mark.parametrize("scheme", sorted(PALETTES))
+@pytest.mark.parametrize("name", ["index", "rule", "format"])
+def test_no_serious_accessibility_violation_on_a_phone(
+    browser, site_url: str, built_site: BuiltSite, name: str, scheme: str
+) -> None:
+    """The same at 390 px: index cards, a rule's pairs as tabs, a table that scrolls."""
+    path = _a11y_path(name, built_site)
+    with _page_at(browser, width=390, scheme=scheme) as page:
+        page.goto(site_url + path)
+        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", PALETTES[scheme])
+        violations = _blocking_violations(page)
+        assert not violations, f"/{path} ({scheme}, 390 px):\n{_describe(violations)}"
+
+
+@pytest.mark.parametrize("scheme", sorted(PALETTES))
+def test_no_serious_accessibility_violation_in_search_results(
+    browser, site_url: str, scheme: str
+) -> None:
+    """The search dialog open with results (tags, matched words, code snippets)."""
+    with _page_at(browser, width=1280, scheme=scheme) as page:
+        search(page, site_url, "victim")
+        expect(page.locator(".md-search-result__meta")).to_be_visible()
+        violations = _blocking_violations(page)
+        assert not violations, f"search results ({scheme}):\n{_describe(violations)}"
+
+
+def test_the_accessibility_check_can_fail(page: Page) -> None:
+    """Control: axe here does report a serious violation (text at 2:1 contrast)."""
+    page.set_content(
+        '<html lang="en"><head><title>t</title></head><body><main>'
+        '<p style="color:#999;background:#aaa">faint text</p></main></body></html>'
+    )
+    assert any(v["id"] == "color-contrast" for v in _blocking_violations(page))
 
 
 def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Path) -> None:

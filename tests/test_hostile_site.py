@@ -263,12 +263,20 @@ _AFTER = "\n\nafter `x` and [l](https://example.com/)\n\n```\n<script>after</scr
 
 def _site_placements(text: str) -> Iterator[str]:
     """The field where the site's pages put Markdown: a block, a list item, the preamble's
-    blockquote and an example tab."""
+    blockquote, and an example's explanation in its tab (also nested inside the example's
+    ``div``, as ``pages._example_body`` puts it)."""
     yield site_markdown(text)
     yield "-   " + site_markdown(text, at_line_start=False).replace("\n", "\n    ")
     yield textwrap.indent(site_markdown(text), "> ", lambda line: True)
     tab = '<div markdown="1">\n\n' + site_markdown(text) + "\n\n</div>"
     yield '=== "Bad"\n\n' + textwrap.indent(tab, "    ")
+    nested = (
+        '<div class="rlt-example" markdown="1">\n\n**title**\n\n'
+        '<div class="rlt-explanation" markdown="1">\n\n'
+        + site_markdown(text)
+        + "\n\n</div>\n\n```python\nx = 1\n```\n\n</div>"
+    )
+    yield '=== "Bad"\n\n' + textwrap.indent(nested, "    ") + '\n\n=== "Good"\n\n    x'
 
 
 def _export_placements(text: str) -> Iterator[str]:

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,16 @@ import pytest
 from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.export.text import expected_output
+from rlt_rules.model import Status
+from rlt_rules.pairs import pairs_of
 from rlt_rules.site import handoff
-from rlt_rules.site.pages import md_text, rule_label, split_output
+from rlt_rules.site.pages import (
+    differing_lines,
+    md_text,
+    rule_label,
+    shown_marked_lines,
+    split_output,
+)
 from rlt_rules.validate import load_schema, load_validated
 
 # The shared fixtures are a plugin (one session build for both site test modules); register it
@@ -154,7 +163,7 @@ def test_rule_page_holds_every_field_of_the_model(built_site: BuiltSite) -> None
     rule = built_site.library.rule("R17")
     page = read(built_site, "rules/R17/index.html")
     text = _text(page)
-    for heading in ("Statement", "When it applies", "Impact", "Correction", "Rationale"):
+    for heading in ("When it applies", "Impact", "Correction", "Rationale"):
         assert f">{heading}<" in page
     assert _text_of_markdown(rule.statement) in text
     assert _text_of_markdown(rule.impact) in text
@@ -171,6 +180,74 @@ def test_rule_page_holds_every_field_of_the_model(built_site: BuiltSite) -> None
             assert html.escape(line, quote=False) in page
     assert "#&gt;" not in page  # the expected output is shown as output, not as comments
     assert 'href="https://git.example/rlt-rules/edit/main/rules/R17.yaml"' in page
+
+
+def test_rule_page_opens_with_the_statement_and_one_line_of_facts(built_site: BuiltSite) -> None:
+    """The statement comes first (and so leads the page's search preview); category, status
+    and the release that added the rule follow on one line, said once."""
+    library = built_site.library
+    search = json.loads(read(built_site, "search/search_index.json"))
+    previews = {doc["location"]: doc["text"] for doc in search["docs"]}
+    for rule in library.rules:
+        page = read(built_site, f"rules/{rule.id}/index.html")
+        article = page[page.index("</h1>") : page.index('id="when-it-applies"')]
+        if rule.status is Status.ACTIVE:
+            first = re.search(r"<p>(.*?)</p>", article, re.S)
+            assert first and _text(first.group(1)).startswith(_first_words(rule.statement)), rule.id
+        facts = re.findall(r'<p class="rlt-facts">(.*?)</p>', article, re.S)
+        assert len(facts) == 1, rule.id
+        line = _text(facts[0])
+        category = library.category(rule.category)
+        assert f"Category: {category.title} · Status: {rule.status} · Added in: " in line, line
+        assert "Since" not in article and "Id:" not in article
+        assert article.index(_escaped_first_words(rule.statement)) < article.index("rlt-facts")
+        preview = _text(previews[f"rules/{rule.id}/"])
+        assert preview.startswith(_first_words(rule.statement)), (rule.id, preview[:80])
+
+
+def test_each_pair_shows_marked_lines_changed_output_and_its_diff(built_site: BuiltSite) -> None:
+    """Every pair of every rule: bad and good with their marked lines highlighted, outputs with
+    the lines that differ highlighted, then the diff from the bad program to the good one."""
+    checked = 0
+    for rule in built_site.library.rules:
+        page = read(built_site, f"rules/{rule.id}/index.html")
+        blocks = _example_blocks(page)
+        for pair in pairs_of(rule):
+            bad_output, good_output = (
+                expected_output(pair.bad.code),
+                expected_output(pair.good.code),
+            )
+            bad_changed, good_changed = differing_lines(bad_output, good_output)
+            for example, changed in ((pair.bad, bad_changed), (pair.good, good_changed)):
+                block = blocks[f"{example.kind}-{example.name}"]
+                assert "rlt-example--paired" in block.classes, (rule.id, example.name)
+                program, output = split_output(example.code)
+                program_lines = program.split("\n")
+                marked = shown_marked_lines(example.code, rule.id)
+                assert marked, f"{rule.id} {example.kind} {example.name}: no marked line shown"
+                assert block.highlighted[0] == [program_lines[n - 1] for n in marked]
+                if output:
+                    assert block.highlighted[1] == [output.split("\n")[n - 1] for n in changed]
+            diff = _diff_block(page, pair.name)
+            removed, added = pair.changed_lines()
+            assert diff.count('<span class="gd">') == removed, (rule.id, pair.name)
+            assert diff.count('<span class="gi">') == added, (rule.id, pair.name)
+            assert "What the correction changes" in diff
+            shown = html.unescape(re.sub(r"<[^>]+>", "", diff.split("<code>", 1)[1]))
+            # (Markdown empties a blank context line and drops the block's trailing ones.)
+            expected = "\n".join(line.rstrip() for line in pair.diff()).rstrip("\n")
+            assert shown.rstrip("\n") == expected, (rule.id, pair.name)
+            checked += 1
+    assert checked, "no rule of the library has a pair"
+
+
+def test_marked_and_changed_lines_map_to_the_shown_program() -> None:
+    code = "x = 1\nprint(x)  # R03: first\n#> 1\n# R03: a block\ny = 2\nprint(y)\n#> 2\n\n"
+    # Lines 2, 4, 5 and 6 of the code; without the "#>" lines they are 2, 3, 4 and 5.
+    assert shown_marked_lines(code, "R03") == (2, 3, 4, 5)
+    assert shown_marked_lines(code, "R04") == ()
+    assert differing_lines(("a", "b", "c"), ("a", "x", "c", "d")) == ((2,), (2, 4))
+    assert differing_lines(("a",), ("a",)) == ((), ())
 
 
 def test_home_page_has_the_preamble_and_a_reading_path(built_site: BuiltSite) -> None:
@@ -248,20 +325,23 @@ def test_plain_text_fields_are_escaped_everywhere(fixture_site: BuiltSite) -> No
 def test_deprecated_rule_says_so_first_and_links_its_replacement(
     fixture_site: BuiltSite,
 ) -> None:
+    rule = fixture_site.library.rule("R20")
     page = read(fixture_site, "rules/R20/index.html")
     notice = page.index("admonition warning")
-    assert notice < page.index('id="statement"')
+    statement = page.index(_escaped_first_words(rule.statement))
+    assert page.index("</h1>") < notice < statement
     assert "Deprecated" in page[notice : notice + 300]
-    assert 'href="../R17/"' in page[notice : page.index('id="statement"')]
+    assert 'href="../R17/"' in page[notice:statement]
 
 
 def test_retired_rule_says_so_first_with_its_reason(fixture_site: BuiltSite) -> None:
     rule = fixture_site.library.rule("R21")
     page = read(fixture_site, "rules/R21/index.html")
     notice = page.index("admonition danger")
-    assert notice < page.index('id="statement"')
+    statement = page.index(_escaped_first_words(rule.statement))
+    assert page.index("</h1>") < notice < statement
     assert rule.retired_reason is not None
-    assert rule.retired_reason in page[notice : page.index('id="statement"')]
+    assert rule.retired_reason in page[notice:statement]
 
 
 def test_index_rows_carry_the_filter_data(fixture_site: BuiltSite) -> None:
@@ -366,6 +446,81 @@ def _text(page_html: str) -> str:
 def _text_of_markdown(markdown_text: str) -> str:
     """A Markdown field's words as they read on the page (code marks and emphasis dropped)."""
     return " ".join(re.sub(r"[`*]", "", markdown_text).split())
+
+
+def _first_words(markdown_text: str, count: int = 6) -> str:
+    return " ".join(_text_of_markdown(markdown_text).split()[:count])
+
+
+def _escaped_first_words(markdown_text: str) -> str:
+    """The statement's opening words as they appear in the page's HTML source (before any
+    Markdown markup: the words up to the first code span, emphasis or link)."""
+    opening = re.split(r"[`*_\[<&]", markdown_text, maxsplit=1)[0]
+    return " ".join(opening.split()[:4])
+
+
+@dataclasses.dataclass
+class _Block:
+    classes: str
+    #: The highlighted lines of the block's program and of its output, as text.
+    highlighted: tuple[list[str], list[str]]
+
+
+class _ExampleBlocks(HTMLParser):
+    """Each example ``div`` of a page: its classes and the text of its highlighted lines, in
+    its program (the first code block) and its output (the code block in ``rlt-output``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: dict[str, _Block] = {}
+        self._stack: list[str] = []
+        self._example: tuple[str, int] | None = None
+        self._code = -1  # which code block of the example: 0 program, 1 output
+        self._in_hll = 0
+        self._line: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        classes = (values.get("class") or "").split()
+        if tag not in ("br", "input", "img"):
+            self._stack.append(tag)
+        if "rlt-example" in classes and values.get("data-example"):
+            key = values["data-example"] or ""
+            self.blocks[key] = _Block(" ".join(classes), ([], []))
+            self._example = (key, len(self._stack))
+            self._code = -1
+        elif self._example and tag == "code" and self._stack[-2:-1] == ["pre"]:
+            self._code += 1
+        elif self._example and "hll" in classes:
+            self._in_hll = len(self._stack)
+            self._line = []
+
+    def handle_endtag(self, tag: str) -> None:
+        depth = len(self._stack)
+        if self._in_hll and depth == self._in_hll:
+            key = self._example[0] if self._example else ""
+            self.blocks[key].highlighted[min(self._code, 1)].append("".join(self._line))
+            self._in_hll = 0
+        if self._example and depth == self._example[1]:
+            self._example = None
+        if self._stack:
+            self._stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self._in_hll:
+            self._line.append(data.rstrip("\n"))
+
+
+def _example_blocks(page_html: str) -> dict[str, _Block]:
+    parser = _ExampleBlocks()
+    parser.feed(page_html)
+    parser.close()
+    return parser.blocks
+
+
+def _diff_block(page_html: str, name: str) -> str:
+    start = page_html.index(f'<div class="rlt-diff" data-pair="{html.escape(name)}">')
+    return page_html[start : page_html.index("</code></pre></div>", start) + len("</code>")]
 
 
 def test_changelog_lists_the_first_release_and_rule_pages_link_it(built_site: BuiltSite) -> None:

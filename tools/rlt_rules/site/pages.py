@@ -12,6 +12,7 @@ Links between pages are relative Markdown links between source URIs (:func:`link
 
 from __future__ import annotations
 
+import difflib
 import functools
 import html
 import json
@@ -24,9 +25,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..export.inert import inert_markdown
-from ..export.text import OUTPUT_LINE, one_line
+from ..export.text import OUTPUT_LINE, expected_output, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
-from ..releases import History, RuleHistory, changelog_markdown, rule_history
+from ..pairs import ExamplePair, marked_lines, pairs_of
+from ..releases import NEXT, History, RuleHistory, changelog_markdown, rule_history
 
 INDEX_URI = "rules/index.md"
 #: The index page's table: an HTML insert (see :class:`GeneratedPage`).
@@ -38,6 +40,8 @@ FORMAT_URI = "reference/format.md"
 #: At the docs root: the changelog's rule links are ``rules/<id>.md``.
 CHANGELOG_URI = "changelog.md"
 HOME_URI = "index.md"
+#: Material's sidebars a rule page leaves out (front matter ``hide``).
+RULE_PAGE_HIDES = ("navigation", "toc")
 
 
 # Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
@@ -183,12 +187,54 @@ def split_output(code: str) -> tuple[str, str]:
     return "\n".join(program), "\n".join(output)
 
 
-def fenced(code: str, language: str, title: str | None = None) -> str:
-    """A fenced code block whose fence is longer than any backtick run inside ``code``."""
+def fenced(code: str, language: str, title: str | None = None, hl_lines: Iterable[int] = ()) -> str:
+    """A fenced code block whose fence is longer than any backtick run inside ``code``.
+
+    ``hl_lines``: the 1-based lines of ``code`` to highlight (Pygments' ``hl_lines``).
+    """
     longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
     fence = "`" * max(3, longest + 1)
     options = f' title="{html.escape(title)}"' if title else ""
+    highlighted = " ".join(str(line) for line in sorted(set(hl_lines)))
+    if highlighted:
+        options += f' hl_lines="{highlighted}"'
     return f"{fence}{language}{options}\n{code}\n{fence}"
+
+
+def program_line_numbers(code: str) -> dict[int, int]:
+    """For each line of an example's code (1-based), its line in the program as the page shows
+    it (:func:`split_output`: without the ``#>`` output lines); output lines have none."""
+    numbers: dict[int, int] = {}
+    shown = 0
+    for number, line in enumerate(code.split("\n"), start=1):
+        if "#>" in line and OUTPUT_LINE.match(line):
+            continue
+        shown += 1
+        numbers[number] = shown
+    return numbers
+
+
+def shown_marked_lines(code: str, rule_id: str) -> tuple[int, ...]:
+    """The lines of the shown program (:func:`split_output`) that ``rule_id``'s markers cover."""
+    program, _ = split_output(code)
+    length = program.count("\n") + 1
+    numbers = program_line_numbers(code)
+    shown = (numbers.get(line) for line in marked_lines(code, rule_id))
+    return tuple(sorted(line for line in shown if line is not None and line <= length))
+
+
+def differing_lines(
+    bad: tuple[str, ...], good: tuple[str, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The 1-based lines of two outputs that are not in both (a line diff of the two)."""
+    matcher = difflib.SequenceMatcher(None, bad, good, autojunk=False)
+    in_bad: list[int] = []
+    in_good: list[int] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            in_bad.extend(range(i1 + 1, i2 + 1))
+            in_good.extend(range(j1 + 1, j2 + 1))
+    return tuple(in_bad), tuple(in_good)
 
 
 def generated_pages(
@@ -255,22 +301,24 @@ def rule_page(
     index = index if index is not None else RuleIndex.of(library)
     here = rule_uri(rule.id)
     category = library.category(rule.category)
-    out: list[str] = []
+    # Rule pages are not in the navigation: its sidebar gives way to the examples, side by side.
+    out: list[str] = ["---", "hide:", *(f"  - {part}" for part in RULE_PAGE_HIDES)]
     if rule.tags:
-        out += ["---", "tags:", *(f"  - {tag}" for tag in rule.tags), "---", ""]
-    out += [f"# {rule_label(rule)}", ""]
+        out += ["tags:", *(f"  - {tag}" for tag in rule.tags)]
+    out += ["---", "", f"# {rule_label(rule)}", ""]
     out += _status_notice(index, rule)
+    # The statement opens the page (and its search preview); the facts fit on one line.
+    facts = [
+        f"**Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
+        f'**Status:** <span class="rlt-status rlt-status--{rule.status}">{rule.status}</span>',
+        *_history_facts(history, rule, here),
+    ]
     out += [
-        f"- **Id:** `{rule.id}`",
-        f"- **Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
-        f"- **Status:** {rule.status} · **Since:** {md_text(rule.since)}",
-        *_history_lines(history, here),
-        "",
-        "## Statement",
-        "",
         markdown(rule.statement),
         "",
         _seed_example(rule.seed_example),
+        "",
+        '<p class="rlt-facts" markdown="span">' + " · ".join(facts) + "</p>",
         "",
         "## When it applies",
         "",
@@ -292,7 +340,7 @@ def rule_page(
         "",
     ]
     if rule.examples:
-        out += _examples_markdown(rule.examples)
+        out += _examples_markdown(rule)
     if rule.related:
         out += ["## Related rules", ""]
         out += [
@@ -304,16 +352,19 @@ def rule_page(
     return "\n".join(out)
 
 
-def _history_lines(history: RuleHistory | None, here: str) -> list[str]:
-    """ "Added in" / "changed in" from the release history, linked to the changelog."""
+def _history_facts(history: RuleHistory | None, rule: Rule, here: str) -> list[str]:
+    """ "Added in" (and "changed in") from the release history, linked to the changelog; a rule
+    no release has published yet shows its ``since``."""
     if history is None or history.added_in is None:
-        return ["- **Added in:** not released yet"]
+        if rule.since == NEXT:
+            return ["**Added in:** not released yet"]
+        return [f"**Added in:** {md_text(rule.since)} (not released yet)"]
     changelog = link(here, CHANGELOG_URI)
-    lines = [f"- **Added in:** [{history.added_in}]({changelog}#{_anchor(history.added_in)})"]
+    facts = [f"**Added in:** [{history.added_in}]({changelog}#{_anchor(history.added_in)})"]
     if history.changed_in:
         changed = ", ".join(f"[{v}]({changelog}#{_anchor(v)})" for v in history.changed_in)
-        lines.append(f"- **Changed in:** {changed}")
-    return lines
+        facts.append(f"**Changed in:** {changed}")
+    return facts
 
 
 def _anchor(version: str) -> str:
@@ -334,7 +385,11 @@ def _reading_links(library: Library, index: RuleIndex, rule: Rule) -> str:
     if position + 1 < len(library.rules):
         following = library.rules[position + 1]
         parts.append(f"[{rule_label(following)} →]({link(here, rule_uri(following.id))})")
-    return '<nav class="rlt-reading" markdown="span">' + " · ".join(parts) + "</nav>"
+    return (
+        '<nav class="rlt-reading" aria-label="Reading order" markdown="span">'
+        + " · ".join(parts)
+        + "</nav>"
+    )
 
 
 def _status_notice(index: RuleIndex, rule: Rule) -> list[str]:
@@ -367,21 +422,80 @@ def _seed_example(seed: str) -> str:
     return f"**Example:** {markdown(seed, at_line_start=False)}"
 
 
+#: What the diff below each pair is titled.
+CHANGES_TITLE = "What the correction changes"
+
+
 @functools.lru_cache(maxsize=4096)
-def _examples_markdown(examples: tuple[Example, ...]) -> tuple[str, ...]:
-    """A rule's examples section: a function of its examples only, so kept for the next build
-    (a live preview renders every rule page's Markdown again to find the ones that changed)."""
+def _examples_markdown(rule: Rule) -> tuple[str, ...]:
+    """A rule's examples section: its pairs (:func:`rlt_rules.pairs.pairs_of`), then any example
+    without a counterpart. A function of the rule only, so kept for the next build (a live
+    preview renders every rule page's Markdown again to find the ones that changed)."""
+    pairs = pairs_of(rule)
+    in_pairs = {id(example) for pair in pairs for example in (pair.bad, pair.good)}
+    unpaired = tuple(example for example in rule.examples if id(example) not in in_pairs)
     out = [
         "## Examples",
         "",
-        "Each example is a complete program; **Output** is what it prints, checked in CI.",
+        (
+            "Each pair shows one scenario with the rule broken (**Bad**) and applied "
+            "(**Good**); the highlighted lines are the ones the rule is about, and "
+            f"**{CHANGES_TITLE}** is the diff from one to the other. "
+            if pairs
+            else ""
+        )
+        + "Each example is a complete program; **Output** is what it prints, checked in CI.",
         "",
     ]
-    for heading, group in _example_groups(examples):
-        if heading:
-            out += [f"### {md_text(heading)}", ""]
-        out += _example_tabs(group)
+    for pair in pairs:
+        out += [f"### {md_text(_humanize(pair.name))}", ""]
+        out += _pair_markdown(rule.id, pair)
+    if unpaired:
+        if pairs:
+            out += ["### Other examples", ""]
+            out += _example_tabs(rule.id, _bad_first(unpaired))
+        else:
+            for heading, group in _example_groups(unpaired):
+                if heading:
+                    out += [f"### {md_text(heading)}", ""]
+                out += _example_tabs(rule.id, group)
     return tuple(out)
+
+
+def _pair_markdown(rule_id: str, pair: ExamplePair) -> list[str]:
+    """One pair: bad and good as two tabs (side by side on a wide screen, see ``rules.css``),
+    each output with the lines that differ from the other's highlighted, then the diff."""
+    bad_changed, good_changed = differing_lines(
+        expected_output(pair.bad.code), expected_output(pair.good.code)
+    )
+    out = ['=== "Bad"', "", _indent(_example_body(rule_id, pair.bad, bad_changed, paired=True))]
+    out += ["", '=== "Good"', ""]
+    out += [_indent(_example_body(rule_id, pair.good, good_changed, paired=True)), ""]
+    lines = pair.diff()
+    diff = "\n".join(lines)
+    # pair.changed_lines(), from the diff at hand (it would compute another one).
+    removed = sum(1 for line in lines if line.startswith("-"))
+    added = sum(1 for line in lines if line.startswith("+"))
+    if diff:
+        summary = f"{_lines(removed)} removed, {_lines(added)} added."
+        shown = fenced(diff, "diff")
+    else:
+        summary = "The two programs are the same; only their output differs."
+        shown = ""
+    out += [
+        f'<div class="rlt-diff" data-pair="{html.escape(pair.name)}" markdown="1">',
+        "",
+        f"**{CHANGES_TITLE}:** {summary}",
+        "",
+        *([shown, ""] if shown else []),
+        "</div>",
+        "",
+    ]
+    return out
+
+
+def _lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
 
 
 def _example_groups(
@@ -409,32 +523,49 @@ def _humanize(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _example_tabs(examples: tuple[Example, ...]) -> list[str]:
+def _kind_label(kind: ExampleKind) -> str:
+    return "Bad" if kind is ExampleKind.BAD else "Good"
+
+
+def _example_tabs(rule_id: str, examples: tuple[Example, ...]) -> list[str]:
     totals = Counter(example.kind for example in examples)
     seen: Counter[ExampleKind] = Counter()
     out: list[str] = []
     for example in examples:
         seen[example.kind] += 1
-        label = "Bad" if example.kind is ExampleKind.BAD else "Good"
+        label = _kind_label(example.kind)
         if totals[example.kind] > 1:
             label += f" {seen[example.kind]}"
-        out += [f'=== "{label}"', "", _indent(_example_body(example)), ""]
+        out += [f'=== "{label}"', "", _indent(_example_body(rule_id, example)), ""]
     return out
 
 
-def _example_body(example: Example) -> str:
+def _example_body(
+    rule_id: str, example: Example, output_changed: Iterable[int] = (), paired: bool = False
+) -> str:
+    """An example: its kind and title, explanation, program (the lines its ``# Rnn:`` markers
+    cover highlighted) and output (``output_changed`` highlighted).
+
+    Exactly four blocks inside the example's ``div``, which a pair's grid lines up side by side.
+    """
     program, output = split_output(example.code)
     shown_output = (
-        fenced(output, "text", title="Output") if output else "*This program prints nothing.*"
+        fenced(output, "text", title="Output", hl_lines=output_changed)
+        if output
+        else "*This program prints nothing.*"
     )
     kind = html.escape(str(example.kind))
+    classes = f"rlt-example rlt-example--{kind}" + (" rlt-example--paired" if paired else "")
     return "\n\n".join(
         [
-            f'<div class="rlt-example rlt-example--{kind}" '
-            f'data-example="{kind}-{html.escape(example.name)}" markdown="1">',
+            f'<div class="{classes}" data-example="{kind}-{html.escape(example.name)}" '
+            'markdown="1">',
+            f'<span class="rlt-kind">{_kind_label(example.kind)}:</span> '
             f"**{md_text(example.title)}**",
+            '<div class="rlt-explanation" markdown="1">',
             markdown(example.explanation),
-            fenced(program, "python"),
+            "</div>",
+            fenced(program, "python", hl_lines=shown_marked_lines(example.code, rule_id)),
             f'<div class="rlt-output" markdown="1">\n\n{shown_output}\n\n</div>',
             "</div>",
         ]
