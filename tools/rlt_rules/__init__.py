@@ -1,5 +1,6 @@
 """rlt-rules: the Rlt Refactor rule library as validated data, and the tools around it."""
 
+from .about import VERSION as __version__
 from .bundle_load import load_bundle
 from .model import (
     Category,
@@ -15,8 +16,6 @@ from .model import (
 )
 from .validate import ValidationResult, load_library, validate_directory
 
-__version__ = "0.1.0"
-
 __all__ = [
     "Category",
     "Diagnostic",
@@ -29,6 +28,7 @@ __all__ = [
     "SourceRef",
     "Status",
     "ValidationResult",
+    "__version__",
     "load_bundle",
     "load_library",
     "validate_directory",

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import __version__
+from .about import VERSION
 from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rlt-rules",
         description="Validate, list, export and publish the Rlt Refactor rule library.",
     )
-    parser.add_argument("--version", action="version", version=f"rlt-rules {__version__}")
+    parser.add_argument("--version", action="version", version=f"rlt-rules {VERSION}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMAND_MODULES:
         module.add_parser(subparsers)

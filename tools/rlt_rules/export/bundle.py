@@ -15,13 +15,14 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from ..about import NAME, VERSION
 from ..model import Library, Rule
 from .jsonout import canonical, indented
 from .text import expected_output
 
 FILE_NAME = "rules.json"
 SCHEMA_ID = "https://rlt-rules.example/schema/bundle.schema.json"
-GENERATOR = "rlt-rules"
+GENERATOR = NAME
 
 
 def content_hash(rules: list[dict[str, Any]]) -> str:
@@ -45,14 +46,10 @@ def example_outputs(rules: Iterable[Rule]) -> list[dict[str, Any]]:
 
 def bundle_data(library: Library) -> dict[str, Any]:
     """The bundle as plain JSON data."""
-    # Read at call time: rlt_rules/__init__.py imports load_bundle (and so this module)
-    # before it defines __version__.
-    from .. import __version__
-
     rules = [rule.to_dict() for rule in library.rules]
     return {
         "$schema": SCHEMA_ID,
-        "generator": {"name": GENERATOR, "version": __version__},
+        "generator": {"name": GENERATOR, "version": VERSION},
         "library": library.metadata_dict(),
         "rules": rules,
         "example_outputs": example_outputs(library.rules),
