@@ -13,8 +13,8 @@ import yaml
 from referencing import Registry, Resource
 
 import rlt_rules
-from rlt_rules import Library, Status, load_bundle, load_library
-from rlt_rules.export import FORMATS, bundle, checklist, llms, render, sarif, site_files, skill
+from rlt_rules import Library, Status, bundle, load_bundle, load_library
+from rlt_rules.export import FORMATS, checklist, llms, render, sarif, site_files, skill
 from rlt_rules.export.text import expected_output, seed_text, strip_fences
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,12 +21,12 @@ import pytest
 from mkdocs.exceptions import Abort
 from rule_edits import edit
 
-from rlt_rules import Library, load_library
-from rlt_rules.export import bundle, inert, sarif
+from rlt_rules import Library, bundle, load_library
+from rlt_rules.export import inert, sarif
 from rlt_rules.export.inert import inert_library, inert_markdown
-from rlt_rules.export.jsonout import canonical, indented
 from rlt_rules.export.markdown import encode_blocks, join_blocks
 from rlt_rules.export.text import expected_output
+from rlt_rules.jsonout import canonical, indented
 from rlt_rules.site import pages
 
 ROOT = Path(__file__).resolve().parents[1]

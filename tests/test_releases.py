@@ -16,8 +16,8 @@ import pytest
 from rule_edits import edit, problems
 
 import rlt_rules
+from rlt_rules.bundle import render
 from rlt_rules.cli import main
-from rlt_rules.export.bundle import render
 from rlt_rules.load import load_yaml
 from rlt_rules.model import Status
 from rlt_rules.releases import (

@@ -10,6 +10,7 @@ use them, so a round trip is lossless. Source positions are not part of that dat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -75,6 +76,22 @@ class SourceRef:
 
     path: str
     line: int
+
+
+#: Expected output of an example: the text after ``#>`` (and one space) on a comment line.
+OUTPUT_LINE = re.compile(r"^\s*#>(?: (?P<text>.*)|(?P<empty>))$")
+
+
+def expected_output(code: str) -> tuple[str, ...]:
+    """The output an example's code says it prints: its ``#>`` lines, without the marker."""
+    if "#>" not in code:
+        return ()
+    lines = []
+    for line in code.split("\n"):
+        match = OUTPUT_LINE.match(line) if "#>" in line else None
+        if match is not None:
+            lines.append(match.group("text") or "")
+    return tuple(lines)
 
 
 @dataclass(frozen=True, slots=True)

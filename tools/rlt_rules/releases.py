@@ -1,7 +1,7 @@
 """Release history: stable rule ids enforced by software, not by care.
 
 A release is a bundle: ``releases/<version>.json`` beside ``rules/``, written by
-:func:`rlt_rules.export.bundle.render` and read back by :func:`rlt_rules.bundle_load.read_bundle`.
+:func:`rlt_rules.bundle.render` and read back by :func:`rlt_rules.bundle_load.read_bundle`.
 A rules directory without a ``releases/`` folder (or with no ``*.json`` directly in it) has no
 history, and none of the checks below apply. Only ``releases/*.json`` counts: sub-folders and
 other files are ignored.
@@ -45,9 +45,9 @@ from dataclasses import field as dataclass_field
 from enum import IntEnum, StrEnum
 from pathlib import Path
 
+from .atomic import write_atomic
+from .bundle import render
 from .bundle_load import read_bundle
-from .export.atomic import write_atomic
-from .export.bundle import render
 from .load import Document, line_column
 from .model import Diagnostic, Library, LibraryError, Rule, Status
 from .validate import LIBRARY_FILE

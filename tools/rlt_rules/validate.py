@@ -7,11 +7,9 @@ found is collected; the model is built only when there are none.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +18,7 @@ import jsonschema
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef, Status
 from .pairs import pair_diagnostics
+from .schemas import validator_for
 
 if TYPE_CHECKING:
     from .releases import History
@@ -41,50 +40,6 @@ class ValidationResult:
     @property
     def ok(self) -> bool:
         return self.library is not None
-
-
-def schema_dir() -> Path:
-    """The schemas: the repository's ``schema/`` or, when installed as a wheel, package data."""
-    for candidate in (
-        Path(__file__).resolve().parents[2] / "schema",
-        Path(__file__).resolve().parent / "schema",
-    ):
-        if (candidate / "rule.schema.json").is_file():
-            return candidate
-    raise FileNotFoundError("rule.schema.json not found next to the rlt_rules package")
-
-
-@cache
-def load_schema(name: str) -> dict[str, Any]:
-    return json.loads((schema_dir() / name).read_text(encoding="utf-8"))
-
-
-@cache
-def validator_for(name: str) -> jsonschema.Draft202012Validator:
-    """One compiled validator per schema, reused for every record.
-
-    Local ``#/$defs/...`` references are inlined first: the same checks and messages, without
-    jsonschema resolving a reference for every value of every record (a third of its time).
-    """
-    schema = load_schema(name)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(_inline_local_refs(schema, schema.get("$defs", {})))
-
-
-def _inline_local_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
-    if depth > 32:
-        raise ValueError("schema $defs nest too deeply to inline (recursive $ref?)")
-    if isinstance(node, list):
-        return [_inline_local_refs(item, defs, depth) for item in node]
-    if not isinstance(node, dict):
-        return node
-    inlined = {key: _inline_local_refs(value, defs, depth) for key, value in node.items()}
-    reference = inlined.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        target = _inline_local_refs(defs[reference.removeprefix("#/$defs/")], defs, depth + 1)
-        siblings = {key: value for key, value in inlined.items() if key != "$ref"}
-        inlined = {**target, **siblings}
-    return inlined
 
 
 class DocumentCache:

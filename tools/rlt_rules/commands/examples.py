@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..export.text import expected_output
-from ..model import Rule
+from ..model import Rule, expected_output
 from ..pairs import MIN_PAIR_RATIO, ExamplePair, pairs_of
 from ..validate import load_library
 from .validate import DEFAULT_RULES_DIR

@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 from .. import export
-from ..export.atomic import write_atomic, write_files_atomic
+from ..atomic import write_atomic, write_files_atomic
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
 from ..site import DEFAULT_RULES_DIR

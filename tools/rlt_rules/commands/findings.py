@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..export.atomic import write_atomic
+from ..atomic import write_atomic
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review

@@ -15,8 +15,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from ..atomic import write_atomic
 from ..bundle_load import load_bundle
-from ..export.atomic import write_atomic
 from ..load import load_yaml
 from ..model import Library, LibraryError
 from ..releases import (

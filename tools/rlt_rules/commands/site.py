@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..export.atomic import process_running
+from ..atomic import process_running
 from ..site import DEFAULT_RULES_DIR, RULES_DIR_ENV
 from ..site.handoff import provided
 from ..validate import ValidLibrary, load_validated

@@ -1,7 +1,7 @@
 """Exports: each a pure, deterministic function of the typed :class:`~rlt_rules.model.Library`.
 
 Every format renders to ``{relative path: bytes}`` (:data:`FORMATS`); nothing here touches the
-file system except :mod:`.atomic`, which writes rendered files atomically.
+file system (:mod:`rlt_rules.atomic` writes rendered files atomically).
 ``site_files`` is the contract with the site build: the files to publish at the site root.
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .. import bundle
 from ..model import Library
-from ..validate import schema_dir
-from . import bundle, checklist, llms, sarif, skill
+from ..schemas import schema_dir
+from . import checklist, llms, sarif, skill
 
 Renderer = Callable[[Library, str | None], dict[str, bytes]]
 

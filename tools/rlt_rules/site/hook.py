@@ -36,20 +36,15 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import clean_directory
 from mkdocs.utils.meta import get_data
 
+from rlt_rules.atomic import write_atomic
 from rlt_rules.export import site_files
-from rlt_rules.export.atomic import write_atomic
 from rlt_rules.findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
+from rlt_rules.schemas import load_schema, schema_dir
 from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
 from rlt_rules.site.handoff import provided_library
-from rlt_rules.validate import (
-    DocumentCache,
-    ValidLibrary,
-    load_schema,
-    load_validated,
-    schema_dir,
-)
+from rlt_rules.validate import DocumentCache, ValidLibrary, load_validated
 
 log = logging.getLogger("mkdocs.hooks.rlt_rules")
 

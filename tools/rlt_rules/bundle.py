@@ -6,6 +6,9 @@ format of ``rule.schema.json``, examples included), ``example_outputs`` (the out
 example's ``#>`` lines promise) and ``content_hash``: ``sha256:`` + the hex digest of the
 canonical JSON of ``rules`` (keys sorted, no spaces, UTF-8).
 
+The format's writer lives here, below the exports: the bundle reader checks the hash and the
+outputs it computes, and a release is a bundle. ``rlt_rules.export`` lists it as ``json``.
+
 :func:`bundle_data` and :func:`render` are pure; the same library gives the same bytes.
 """
 
@@ -15,10 +18,9 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from ..about import NAME, VERSION
-from ..model import Library, Rule
+from .about import NAME, VERSION
 from .jsonout import canonical, indented
-from .text import expected_output
+from .model import Library, Rule, expected_output
 
 FILE_NAME = "rules.json"
 SCHEMA_ID = "https://rlt-rules.example/schema/bundle.schema.json"
