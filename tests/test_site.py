@@ -20,10 +20,10 @@ import pytest
 from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.export.text import expected_output
+from rlt_rules.project import load_validated
 from rlt_rules.schemas import load_schema
 from rlt_rules.site import handoff
 from rlt_rules.site.pages import md_text, rule_label, split_output
-from rlt_rules.validate import load_validated
 
 # The shared fixtures are a plugin (one session build for both site test modules); register it
 # for assertion rewriting before importing its helpers here.

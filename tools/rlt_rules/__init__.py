@@ -14,7 +14,7 @@ from .model import (
     SourceRef,
     Status,
 )
-from .validate import ValidationResult, load_library, validate_directory
+from .project import ProjectCheck, check_project, load_library
 
 __all__ = [
     "Category",
@@ -23,13 +23,13 @@ __all__ = [
     "ExampleKind",
     "Library",
     "LibraryError",
+    "ProjectCheck",
     "Rule",
     "Severity",
     "SourceRef",
     "Status",
-    "ValidationResult",
     "__version__",
     "load_bundle",
     "load_library",
-    "validate_directory",
+    "check_project",
 ]

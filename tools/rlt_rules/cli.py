@@ -2,7 +2,8 @@
 
 Each command group lives in its own module under :mod:`rlt_rules.commands` and exposes
 ``add_parser(subparsers)``, setting ``handler`` to a function ``(args) -> int``.
-Exit codes: 0 clean, 1 problems found in the input, 2 usage errors.
+Exit codes (:mod:`rlt_rules.commands.common`): 0 clean, 1 problems found in the input, 2 usage
+errors.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .commands import findings as findings_command
 from .commands import release as release_command
 from .commands import site as site_command
 from .commands import validate as validate_command
+from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
 from .model import LibraryError
 
 #: Every command group, in the order ``--help`` lists them.
@@ -29,14 +31,6 @@ COMMAND_MODULES = (
     site_command,
     release_command,
 )
-
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """A command was called wrongly (missing path, unknown id): exit 2 with this message."""
 
 
 def build_parser() -> argparse.ArgumentParser:

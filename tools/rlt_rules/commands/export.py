@@ -18,8 +18,8 @@ from .. import export
 from ..atomic import write_atomic, write_files_atomic
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
-from ..site import DEFAULT_RULES_DIR
-from ..validate import load_library
+from ..project import load_library
+from .common import EXIT_OK, UsageError, add_rules_option
 
 #: Formats that write several files, or a file whose name matters: -o names a folder.
 FOLDER_FORMATS = ("skill", "llms")
@@ -39,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"
     )
     export_parser.add_argument("-o", "--output", metavar="PATH", help="file or folder to write")
-    _add_rules_argument(export_parser)
+    add_rules_option(export_parser)
     export_parser.add_argument(
         "--site-url",
         metavar="URL",
@@ -55,7 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "triggers, impact, correction and its examples' titles. Exits 2 for an unknown id.",
     )
     show_parser.add_argument("rule_id", metavar="ID", help="a rule id, e.g. R03")
-    _add_rules_argument(show_parser)
+    add_rules_option(show_parser)
     show_parser.set_defaults(handler=run_show)
 
     list_parser = subparsers.add_parser(
@@ -72,22 +72,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     list_parser.add_argument(
         "--format", choices=("table", "json"), default="table", help="table (default) or json"
     )
-    _add_rules_argument(list_parser)
+    add_rules_option(list_parser)
     list_parser.set_defaults(handler=run_list)
 
 
-def _add_rules_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules",
-        metavar="DIR",
-        default=DEFAULT_RULES_DIR,
-        help="the rules directory (default: rules)",
-    )
-
-
 def _load(rules_dir: str) -> Library:
-    from ..cli import UsageError
-
     if not Path(rules_dir).is_dir():
         raise UsageError(f"{rules_dir}: no such directory (give the rules folder with --rules)")
     return load_library(rules_dir)
@@ -97,8 +86,6 @@ def _load(rules_dir: str) -> Library:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     library = _load(args.rules)
     files = export.render(args.format, library, args.site_url)
     if args.output is None:
@@ -210,8 +197,6 @@ def format_rule(library: Library, rule: Rule) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     library = _load(args.rules)
     wanted = args.rule_id.strip().upper()
     try:
@@ -240,8 +225,6 @@ def select_rules(
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     library = _load(args.rules)
     if args.category is not None and args.category not in {c.id for c in library.categories}:
         known = ", ".join(category.id for category in library.categories)

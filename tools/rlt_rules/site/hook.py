@@ -41,10 +41,11 @@ from rlt_rules.export import site_files
 from rlt_rules.findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
+from rlt_rules.project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from rlt_rules.schemas import load_schema, schema_dir
-from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
+from rlt_rules.site import RULES_DIR_ENV, pages
 from rlt_rules.site.handoff import provided_library
-from rlt_rules.validate import DocumentCache, ValidLibrary, load_validated
+from rlt_rules.validate import DocumentCache
 
 log = logging.getLogger("mkdocs.hooks.rlt_rules")
 
@@ -58,7 +59,7 @@ class BuildInput:
     """What one build generates from: the validated library (its directory and release history
     with it), and whether the repository's sample review belongs in this site."""
 
-    valid: ValidLibrary
+    valid: ProjectCheck
     with_sample_review: bool
 
 
@@ -198,7 +199,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
-def _load(rules_dir: Path) -> ValidLibrary:
+def _load(rules_dir: Path) -> ProjectCheck:
     try:
         return load_validated(rules_dir, _preview.documents if _preview is not None else None)
     except LibraryError as error:

@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..export.changelog import changelog_markdown
 from ..export.inert import inert_markdown
 from ..export.text import OUTPUT_LINE, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
-from ..releases import History, RuleHistory, changelog_markdown, rule_history
+from ..releases import History, RuleHistory, rule_history
 
 INDEX_URI = "rules/index.md"
 #: The index page's table: an HTML insert (see :class:`GeneratedPage`).
