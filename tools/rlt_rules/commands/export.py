@@ -21,8 +21,6 @@ from ..model import Library, Rule, Status
 from ..project import load_library
 from .common import EXIT_OK, UsageError, add_rules_option
 
-#: Formats that write several files, or a file whose name matters: -o names a folder.
-FOLDER_FORMATS = ("skill", "llms")
 WIDTH = 88
 
 
@@ -97,7 +95,7 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"rlt-rules export: not printed: {others}; use -o DIR", file=sys.stderr)
         return EXIT_OK
     output = Path(args.output)
-    if args.format in FOLDER_FORMATS:
+    if export.FORMATS[args.format].writes_folder:
         if output.exists() and not output.is_dir():
             raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
         written = write_files_atomic(output, files)
