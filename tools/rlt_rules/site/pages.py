@@ -25,6 +25,7 @@ from typing import Any
 
 from ..export.changelog import changelog_markdown
 from ..export.inert import inert_markdown
+from ..export.markdown import fence_for
 from ..export.text import OUTPUT_LINE, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
 from ..releases import History, RuleHistory, rule_history
@@ -186,8 +187,7 @@ def split_output(code: str) -> tuple[str, str]:
 
 def fenced(code: str, language: str, title: str | None = None) -> str:
     """A fenced code block whose fence is longer than any backtick run inside ``code``."""
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = fence_for(code)
     options = f' title="{html.escape(title)}"' if title else ""
     return f"{fence}{language}{options}\n{code}\n{fence}"
 
