@@ -125,13 +125,14 @@ def test_the_site_fixture_has_a_replaced_rule() -> None:
 # --- rule pages ---------------------------------------------------------------------------------
 
 
-def test_rule_index_finds_every_rule_and_its_position(library: Library) -> None:
-    index = pages.RuleIndex.of(library)
+def test_library_index_finds_every_rule_and_its_position(library: Library) -> None:
     for position, rule in enumerate(library.rules):
-        assert index.rule(rule.id) is library.rule(rule.id)
-        assert index.positions[rule.id] == position
+        assert library.rule(rule.id) is rule
+        assert library.position(rule.id) == position
     with pytest.raises(KeyError):
-        index.rule("R9999")
+        library.rule("R9999")
+    edited = replace(library, rules=library.rules[1:])
+    assert edited.position(library.rules[1].id) == 0, "a replaced library indexes its own rules"
 
 
 # --- inert fast path ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
-from .model import Diagnostic, Library, Rule, SourceRef, Status
+from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
 from .pairs import pair_diagnostics
 from .schemas import validator_for
 
@@ -380,7 +380,7 @@ def _cross_record_diagnostics(
                     doc,
                     ("related", index),
                     f"related rule '{related}' does not exist: "
-                    f"known ids are {_id_range(known_ids)}",
+                    f"known ids are {id_span(known_ids, listed_up_to=3)}",
                     rule_id,
                 )
         replaced_by = value(doc, "replaced_by")
@@ -435,13 +435,6 @@ def _cross_record_diagnostics(
                     f"category '{category_id}' "
                     "has no rules: give a rule this category or remove it",
                 )
-
-
-def _id_range(ids: set[str]) -> str:
-    ordered = sorted(ids, key=lambda rule_id: int(rule_id[1:]))
-    if not ordered:
-        return "none"
-    return f"{ordered[0]}–{ordered[-1]}" if len(ordered) > 3 else ", ".join(ordered)
 
 
 # --- model -------------------------------------------------------------------------------

@@ -51,10 +51,7 @@ def run(args: argparse.Namespace) -> int:
     known = {rule.id for rule in library.rules}
     unknown = [rule_id for rule_id in args.rule_ids if rule_id not in known]
     if unknown:
-        raise UsageError(
-            f"unknown rule id(s): {', '.join(unknown)}; known: "
-            f"{library.rules[0].id}–{library.rules[-1].id}"
-        )
+        raise UsageError(f"unknown rule id(s): {', '.join(unknown)}; known: {library.id_span()}")
     wanted = set(args.rule_ids) or known
     if args.pairs:
         return _show_pairs(tuple(rule for rule in library.rules if rule.id in wanted), args.format)

@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable
 
 from ..load import Document
-from ..model import Diagnostic, Status
+from ..model import Diagnostic, Status, id_number
 from ..validate import LIBRARY_FILE, RecordCheck
 from .history import History, HistoryResult, read_history, releases_display
 from .versions import NEXT, Version
@@ -63,7 +63,7 @@ def release_diagnostics(records: RecordCheck) -> HistoryResult:
             )
 
     file_ids = {path.stem for path in records.rule_files}
-    for rule_id in sorted(history.released_ids() - file_ids, key=lambda text: int(text[1:])):
+    for rule_id in sorted(history.released_ids() - file_ids, key=id_number):
         versions = history.versions_of(rule_id)
         last_version, last = versions[-1]
         found.append(

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model import Library, Rule, Status
+from ..model import Library, Rule, Status, id_number
 from .history import History
 from .versions import Bump
 
@@ -221,7 +221,7 @@ def compare(old: Library, new: Library, meaning_changed: Iterable[str] = ()) -> 
     old_rules = {rule.id: rule for rule in old.rules}
     new_rules = {rule.id: rule for rule in new.rules}
     changes: list[RuleChange] = []
-    for rule_id in sorted(set(old_rules) | set(new_rules), key=lambda text: int(text[1:])):
+    for rule_id in sorted(set(old_rules) | set(new_rules), key=id_number):
         before, after = old_rules.get(rule_id), new_rules.get(rule_id)
         if before is None and after is not None:
             changes.append(

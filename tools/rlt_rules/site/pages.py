@@ -81,22 +81,6 @@ def html_marker(name: str) -> str:
     return f"<!-- rlt-html:{name} -->"
 
 
-@dataclass(frozen=True, slots=True)
-class RuleIndex:
-    """Each rule's position in reading order, by id: built once for all the pages of a build,
-    so that linking a rule to its neighbours and related rules does not scan the library."""
-
-    rules: tuple[Rule, ...]
-    positions: Mapping[str, int]
-
-    @classmethod
-    def of(cls, library: Library) -> RuleIndex:
-        return cls(library.rules, {rule.id: i for i, rule in enumerate(library.rules)})
-
-    def rule(self, rule_id: str) -> Rule:
-        return self.rules[self.positions[rule_id]]
-
-
 def rule_uri(rule_id: str) -> str:
     """Source URI of a rule's page; it is published at the permanent URL ``rules/<id>/``."""
     return f"rules/{rule_id}.md"
@@ -207,11 +191,10 @@ def generated_pages(
     pages' URLs directly (see :func:`index_page`)."""
     library_source = library.source.path if library.source is not None else None
     history = history if history is not None else History()
-    index = RuleIndex.of(library)
     pages = [
         GeneratedPage(
             rule_uri(rule.id),
-            rule_page(library, rule, rule_history(history, rule.id), index),
+            rule_page(library, rule, rule_history(history, rule.id)),
             in_nav=False,
             source=rule.source.path if rule.source is not None else None,
         )
@@ -247,20 +230,15 @@ def rule_page(
     library: Library,
     rule: Rule,
     history: RuleHistory | None = None,
-    index: RuleIndex | None = None,
 ) -> str:
-    """A rule's page: everything the model holds about it, in reading order.
-
-    ``index`` is :meth:`RuleIndex.of` the library, passed in when building many pages.
-    """
-    index = index if index is not None else RuleIndex.of(library)
+    """A rule's page: everything the model holds about it, in reading order."""
     here = rule_uri(rule.id)
     category = library.category(rule.category)
     out: list[str] = []
     if rule.tags:
         out += ["---", "tags:", *(f"  - {tag}" for tag in rule.tags), "---", ""]
     out += [f"# {rule_label(rule)}", ""]
-    out += _status_notice(index, rule)
+    out += _status_notice(library, rule)
     out += [
         f"- **Id:** `{rule.id}`",
         f"- **Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
@@ -297,11 +275,11 @@ def rule_page(
     if rule.related:
         out += ["## Related rules", ""]
         out += [
-            f"- [{rule_label(index.rule(rid))}]({link(here, rule_uri(rid))})"
+            f"- [{rule_label(library.rule(rid))}]({link(here, rule_uri(rid))})"
             for rid in rule.related
         ]
         out.append("")
-    out += ["---", "", _reading_links(library, index, rule), ""]
+    out += ["---", "", _reading_links(library, rule), ""]
     return "\n".join(out)
 
 
@@ -322,10 +300,10 @@ def _anchor(version: str) -> str:
     return version.replace(".", "")
 
 
-def _reading_links(library: Library, index: RuleIndex, rule: Rule) -> str:
+def _reading_links(library: Library, rule: Rule) -> str:
     """Previous and next rule in reading order, and the way back to the category."""
     here = rule_uri(rule.id)
-    position = index.positions[rule.id]
+    position = library.position(rule.id)
     category = library.category(rule.category)
     parts = []
     if position > 0:
@@ -338,11 +316,11 @@ def _reading_links(library: Library, index: RuleIndex, rule: Rule) -> str:
     return '<nav class="rlt-reading" markdown="span">' + " · ".join(parts) + "</nav>"
 
 
-def _status_notice(index: RuleIndex, rule: Rule) -> list[str]:
+def _status_notice(library: Library, rule: Rule) -> list[str]:
     here = rule_uri(rule.id)
     replacement = ""
     if rule.replaced_by is not None:
-        target = index.rule(rule.replaced_by)
+        target = library.rule(rule.replaced_by)
         replacement = f"[{rule_label(target)}]({link(here, rule_uri(target.id))})"
     if rule.status is Status.DEPRECATED:
         body = (
