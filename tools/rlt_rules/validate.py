@@ -61,13 +61,13 @@ class DocumentCache:
         self._seen: set[tuple[str, str, bytes]] = set()
 
     def load(self, path: Path, shown: str, schema_name: str) -> tuple[LoadResult, list[Diagnostic]]:
-        raw = read_source(path, shown)
-        if isinstance(raw, LoadResult):
-            return raw, []
-        key = (shown, schema_name, raw)
+        read = read_source(path, shown)
+        if read.raw is None:
+            return LoadResult(None, read.diagnostics), []
+        key = (shown, schema_name, read.raw)
         self._seen.add(key)
         if key not in self._entries:
-            self._entries[key] = _parse_and_check(raw, shown, schema_name)
+            self._entries[key] = _parse_and_check(read.raw, shown, schema_name)
         return self._entries[key]
 
     def forget_unseen(self) -> None:
@@ -229,14 +229,16 @@ def _explain(
             )
         return
     if kind == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        # Every required field the mapping lacks, in the schema's order (as jsonschema
+        # reports them), read from the schema and the data rather than from its messages.
         where = f" in {field}" if path else ""
-        condition = ""
-        if missing == "replaced_by":
-            condition = " (a deprecated rule must name the rule that replaces it)"
-        elif missing == "retired_reason":
-            condition = " (a retired rule must say why it was retired)"
-        yield path, f"missing required field '{missing}'{where}{condition}"
+        for missing in (name for name in error.validator_value if name not in error.instance):
+            condition = ""
+            if missing == "replaced_by":
+                condition = " (a deprecated rule must name the rule that replaces it)"
+            elif missing == "retired_reason":
+                condition = " (a retired rule must say why it was retired)"
+            yield path, f"missing required field '{missing}'{where}{condition}"
         return
     if kind == "type":
         yield (

@@ -72,6 +72,7 @@ def _as_dict(outcome: ExampleOutcome) -> dict[str, object]:
         "example": outcome.example.name,
         "kind": str(outcome.example.kind),
         "passed": outcome.passed,
+        "result": str(outcome.result),
         "location": outcome.location if not outcome.passed else None,
         "detail": outcome.detail or None,
     }

@@ -18,7 +18,7 @@ from ..load import Document, JsonPath, Position, load_yaml
 from ..model import Diagnostic, Library, Severity, Status, id_span
 from ..validate import schema_diagnostics
 from .model import FindingsError, Review
-from .patch import Patch, PatchError, parse_patch
+from .patch import Patch, PatchError, PatchOp, parse_patch
 
 SCHEMA_NAME = "findings.schema.json"
 TEXT_FIELDS = ("trigger", "impact", "correction")
@@ -264,7 +264,7 @@ def _apply_diagnostics(patch: Patch, lines: tuple[str, ...], file_path: str, at_
             )
             return
         for patch_line in hunk.lines:
-            if patch_line.op == "+":
+            if patch_line.op is PatchOp.ADDED:
                 continue
             actual = lines[line_number - 1]
             if actual != patch_line.text:

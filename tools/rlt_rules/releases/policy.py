@@ -151,7 +151,7 @@ def _status_change(old: Rule, new: Rule) -> tuple[ChangeKind, Bump, str] | None:
     return ChangeKind.REACTIVATED, Bump.MINOR, "deprecation withdrawn (a minor release)"
 
 
-def compare_rules(old: Rule, new: Rule, meaning_changed: bool = False) -> RuleChange | None:
+def compare_rules(old: Rule, new: Rule, *, meaning_changed: bool = False) -> RuleChange | None:
     """How ``new`` differs from ``old`` (the same id), or None when only ``since`` differs."""
     before, after = _compared_fields(old), _compared_fields(new)
     fields = tuple(
@@ -246,7 +246,7 @@ def compare(old: Library, new: Library, meaning_changed: Iterable[str] = ()) -> 
                 )
             )
         elif before is not None and after is not None:
-            change = compare_rules(before, after, rule_id in declared)
+            change = compare_rules(before, after, meaning_changed=rule_id in declared)
             if change is not None:
                 changes.append(change)
     return LibraryDiff(old.version, new.version, tuple(changes), tuple(_library_changes(old, new)))

@@ -261,8 +261,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             pages.GeneratedPage(
                 REVIEW_URI,
                 review_page(current.valid.library, None),
-                True,
-                str(SAMPLE_DIR / SAMPLE_FINDINGS),
+                in_nav=True,
+                source=str(SAMPLE_DIR / SAMPLE_FINDINGS),
             ),
         )
     global _with_inserts

@@ -20,7 +20,7 @@ import re
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from ..export.changelog import changelog_markdown
@@ -61,6 +61,7 @@ class GeneratedPage:
 
     src_uri: str
     markdown: str
+    _: KW_ONLY
     in_nav: bool
     source: str | None
     html_inserts: tuple[tuple[str, str], ...] = ()
@@ -203,22 +204,37 @@ def generated_pages(
     index_markdown, index_table = index_page(library, directory_urls)
     pages.append(
         GeneratedPage(
-            INDEX_URI, index_markdown, True, library_source, ((INDEX_TABLE, index_table),)
+            INDEX_URI,
+            index_markdown,
+            in_nav=True,
+            source=library_source,
+            html_inserts=((INDEX_TABLE, index_table),),
         )
     )
     pages.extend(
         GeneratedPage(
-            category_uri(category.id), category_page(library, category.id), True, library_source
+            category_uri(category.id),
+            category_page(library, category.id),
+            in_nav=True,
+            source=library_source,
         )
         for category in library.categories
     )
     pages.append(
         GeneratedPage(
-            FORMAT_URI, format_reference_page(rule_schema, library_schema), True, schema_source
+            FORMAT_URI,
+            format_reference_page(rule_schema, library_schema),
+            in_nav=True,
+            source=schema_source,
         )
     )
     pages.append(
-        GeneratedPage(CHANGELOG_URI, changelog_markdown(_inert_history(history)), True, None)
+        GeneratedPage(
+            CHANGELOG_URI,
+            changelog_markdown(_inert_history(history)),
+            in_nav=True,
+            source=None,
+        )
     )
     return tuple(pages)
 
