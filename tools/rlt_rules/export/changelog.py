@@ -1,4 +1,9 @@
-"""The changelog page and ``rlt-rules diff``'s Markdown: views of a history and of a diff."""
+"""The changelog page and ``rlt-rules diff``'s Markdown: views of a history and of a diff.
+
+The changelog is a site page: released titles are plain text (:func:`.inert.md_text`) and
+retired reasons Markdown made inert (:func:`.inert.inert_markdown`), as on every other page.
+``diff`` prints the text as the libraries hold it.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,11 @@ from dataclasses import replace
 
 from ..model import Library
 from ..releases import Bump, ChangeKind, History, LibraryDiff, compare
+from .inert import inert_markdown, md_text
 
 
 def _link(rule_id: str, title: str) -> str:
-    escaped = title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-    return f"[{rule_id} — {escaped}](rules/{rule_id}.md)"
+    return f"[{rule_id} — {md_text(title)}](rules/{rule_id}.md)"
 
 
 def changelog_markdown(history: History) -> str:
@@ -42,7 +47,7 @@ def changelog_markdown(history: History) -> str:
                 else f"No changes since {previous.version}."
             )
             section.extend([summary, ""])
-        section.extend(_diff_lines(diff, heading="###", links=True))
+        section.extend(_diff_lines(diff, heading="###", for_site=True))
         sections.append(section)
         previous = release.library
     for section in reversed(sections):
@@ -60,7 +65,9 @@ _SECTION_TITLES = {
 }
 
 
-def _diff_lines(diff: LibraryDiff, heading: str, links: bool) -> list[str]:
+def _diff_lines(diff: LibraryDiff, heading: str, *, for_site: bool) -> list[str]:
+    """Each kind of change as a list. ``for_site``: rule names link to their pages and the
+    library's text is escaped for the site (see the module doc)."""
     lines: list[str] = []
     for kind, section_title in _SECTION_TITLES.items():
         changes = diff.of_kind(kind)
@@ -68,16 +75,20 @@ def _diff_lines(diff: LibraryDiff, heading: str, links: bool) -> list[str]:
             continue
         lines.extend([f"{heading} {section_title}", ""])
         for change in changes:
+            title = md_text(change.title) if for_site else change.title
             name = (
                 _link(change.rule_id, change.title)
-                if links and kind is not ChangeKind.REMOVED
-                else f"{change.rule_id} — {change.title}"
+                if for_site and kind is not ChangeKind.REMOVED
+                else f"{change.rule_id} — {title}"
             )
             detail = ""
             if change.replaced_by is not None:
                 detail = f" (replaced by {change.replaced_by})"
             elif change.retired_reason is not None:
-                detail = f": {change.retired_reason.splitlines()[0]}"
+                reason = change.retired_reason
+                if for_site:
+                    reason = inert_markdown(reason, at_line_start=False, attr_lists=True)
+                detail = f": {reason.splitlines()[0]}"
             if change.fields and kind is not ChangeKind.ADDED:
                 detail += f" — changed: {', '.join(change.fields)}"
             lines.append(f"- {name}{detail}")
@@ -100,5 +111,5 @@ def diff_markdown(diff: LibraryDiff) -> str:
         lines.extend(["No changes.", ""])
     else:
         lines.extend([f"Requires at least a {required} release.", ""])
-    lines.extend(_diff_lines(diff, heading="##", links=False))
+    lines.extend(_diff_lines(diff, heading="##", for_site=False))
     return "\n".join(lines).rstrip("\n") + "\n"

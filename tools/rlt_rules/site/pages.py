@@ -20,11 +20,11 @@ import re
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass, replace
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from ..export.changelog import changelog_markdown
-from ..export.inert import inert_markdown
+from ..export.inert import inert_markdown, md_text
 from ..export.markdown import fence_for
 from ..export.text import OUTPUT_LINE, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
@@ -42,8 +42,6 @@ CHANGELOG_URI = "changelog.md"
 HOME_URI = "index.md"
 
 
-# Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 _MARKER = re.compile(r"^<!--\s*rlt:([a-z-]+)\s*-->[ \t]*$", re.MULTILINE)
 _JSON_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 _BLOCK_START = re.compile(r"^(```|~~~|    |\t|[-*+] |\d+[.)] |#|>|\||<)")
@@ -89,12 +87,6 @@ def rule_uri(rule_id: str) -> str:
 
 def category_uri(category_id: str) -> str:
     return f"categories/{category_id}.md"
-
-
-def md_text(text: str) -> str:
-    """Plain text made safe for inline Markdown and HTML: it renders as exactly these characters."""
-    # ``~`` has no Markdown escape; as an entity a "~~~" line cannot open a fenced block.
-    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("~", "&#126;")
 
 
 def markdown(text: str, *, at_line_start: bool = True) -> str:
@@ -231,7 +223,7 @@ def generated_pages(
     pages.append(
         GeneratedPage(
             CHANGELOG_URI,
-            changelog_markdown(_inert_history(history)),
+            changelog_markdown(history),
             in_nav=True,
             source=None,
         )
@@ -442,38 +434,6 @@ def _indent(text: str) -> str:
 
 def _list_item(text: str) -> str:
     return "-   " + text.replace("\n", "\n    ")
-
-
-def _inert_history(history: History) -> History:
-    """The history as the changelog prints it: released titles and retired reasons inert.
-
-    ``changelog_markdown`` inserts them into Markdown as they are; every release gets the same
-    treatment, so the changes between releases stay the same.
-    """
-    return replace(
-        history,
-        releases=tuple(
-            replace(
-                release,
-                library=replace(
-                    release.library,
-                    rules=tuple(
-                        replace(
-                            rule,
-                            title=markdown(rule.title, at_line_start=False),
-                            retired_reason=(
-                                None
-                                if rule.retired_reason is None
-                                else markdown(rule.retired_reason, at_line_start=False)
-                            ),
-                        )
-                        for rule in release.library.rules
-                    ),
-                ),
-            )
-            for release in history.releases
-        ),
-    )
 
 
 # --- index and category pages -----------------------------------------------------------------
