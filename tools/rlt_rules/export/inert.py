@@ -278,23 +278,10 @@ def _inert_example(example: Example) -> Example:
 def inert_library(library: Library) -> Library:
     """The library as the Markdown exports print it: every text field inert.
 
-    Each Markdown export asks for it; the last result is kept, so rendering every export of
-    one library (:func:`rlt_rules.export.site_files`) makes it inert once.
+    Each Markdown export asks for it; the rules come from :func:`inert_rule`'s cache, so
+    rendering every export of one library (:func:`rlt_rules.export.site_files`) makes each
+    rule inert once.
     """
-    global _last
-    last = _last
-    if last is not None and last[0] is library:
-        return last[1]
-    shown = _inert_library(library)
-    _last = (library, shown)
-    return shown
-
-
-#: The last library :func:`inert_library` was given, and its result.
-_last: tuple[Library, Library] | None = None
-
-
-def _inert_library(library: Library) -> Library:
     return _replaced(
         library,
         title=inert_text(library.title),
