@@ -27,10 +27,10 @@ pytest_plugins = ["site_fixtures"]
 
 from site_fixtures import FIXTURE_RULES, build_site, make_project  # noqa: E402
 
-#: Example code with fence lines of every kind, each followed by a payload.
-CODE = """\
-print("fenced")
-#> fenced
+#: Example code with fence lines of every kind (inside a string, so the program stays valid
+#: Python), each followed by a payload; ``{rule_id}`` is the pair contract's marker.
+CODE = '''\
+page = """
 ```
 <img src=x onerror="window.__pwned=1">
 ````
@@ -39,7 +39,10 @@ print("fenced")
 ~~~~~
 `````python
 <img src=x onerror="window.__pwned=3">
-"""
+"""  # {rule_id}: fence lines in the program's text stay inside its code block.
+print("fenced")
+#> fenced
+'''
 #: Markdown rule text with the same fence lines, outside code.
 TEXT = (
     'Keep the fence.\n\n```\n<img src=x onerror="window.__pwned=4">\n````\n\n'
@@ -58,8 +61,9 @@ def test_the_fence_outruns_every_backtick_run() -> None:
 def _hostile(library: Library) -> Library:
     """The library with fence lines in one rule's text and in every example's code."""
     first, *others = library.rules
+    code = CODE.format(rule_id=first.id)
     examples = tuple(
-        dataclasses.replace(example, code=CODE, explanation=TEXT) for example in first.examples
+        dataclasses.replace(example, code=code, explanation=TEXT) for example in first.examples
     )
     hostile = dataclasses.replace(
         first,
@@ -115,7 +119,8 @@ def test_full_text_holds_each_example_whole_in_one_block(hostile_library: Librar
     text = render("llms", hostile_library, None)["llms-full.txt"].decode("utf-8")
     blocks = [t for t in MarkdownIt("commonmark").parse(text) if t.type == "fence"]
     code_blocks = [block.content for block in blocks if block.info == "python"]
-    assert code_blocks.count(CODE) == len(hostile_library.rules[0].examples)
+    rule = hostile_library.rules[0]
+    assert code_blocks.count(CODE.format(rule_id=rule.id)) == len(rule.examples)
 
 
 class _Elements(HTMLParser):
