@@ -8,7 +8,6 @@ against the release history and the decision to build the :class:`Library`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,9 +162,8 @@ def check_records(
     diagnostics.extend(
         _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
     )
-    if os.environ.get("RLT_PAIRS_NOW") == "1":  # TEMPORARY while rules are rewritten
-        for doc in rule_docs:
-            diagnostics.extend(pair_diagnostics(doc))
+    for doc in rule_docs:
+        diagnostics.extend(pair_diagnostics(doc))
     if cache is not None:
         cache.forget_unseen()
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
