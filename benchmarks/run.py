@@ -33,9 +33,9 @@ from synth import write_library
 from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.releases import load_history
+from rlt_rules.schemas import load_schema, schema_dir
 from rlt_rules.site import pages
 from rlt_rules.site.hook import add_categories_to_nav
-from rlt_rules.validate import load_schema, schema_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

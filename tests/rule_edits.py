@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlt_rules.validate import validate_directory
+from rlt_rules.project import check_project
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -16,6 +16,6 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def problems(rules: Path) -> list[str]:
     """Every diagnostic of a rules directory that must fail validation, as printed."""
-    result = validate_directory(rules, "rules")
+    result = check_project(rules, "rules")
     assert result.library is None, "expected the library to be rejected"
     return [str(diagnostic) for diagnostic in result.diagnostics]

@@ -15,7 +15,7 @@ from pytest_examples import EvalExample
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.examples import EXAMPLES_CONFIG, check_example, code_example
+from rlt_rules.examples import EXAMPLES_CONFIG, ExampleResult, check_example, code_example
 from rlt_rules.model import Example, ExampleKind, Rule, Status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_exception_reports_yaml_line() -> None:
     rule = rlt_rules.load_library(FAILING).rule("R01")
     good = rule.examples_of(ExampleKind.GOOD)[0]
     outcome = check_example(rule, good)
-    assert not outcome.passed
+    assert outcome.result is ExampleResult.RAISED and not outcome.passed
     assert outcome.line == 44
     assert outcome.detail == "raised KeyError: 'req-2'"
 

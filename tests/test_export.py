@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -13,13 +15,15 @@ import yaml
 from referencing import Registry, Resource
 
 import rlt_rules
-from rlt_rules import Library, Status, load_bundle, load_library
-from rlt_rules.export import FORMATS, bundle, checklist, llms, render, sarif, site_files, skill
+from rlt_rules import Library, Status, bundle, load_bundle, load_library
+from rlt_rules.export import FORMATS, checklist, llms, render, sarif, site_files, skill
+from rlt_rules.export.inert import inert_library
 from rlt_rules.export.text import expected_output, seed_text, strip_fences
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = ROOT / "schema"
 SITE_URL = "https://rules.example.org/rlt/1.0/"
+SITE_FIXTURE = ROOT / "tests/fixtures/site/rules"
 LIBRARIES = {
     "valid": ROOT / "tests/fixtures/valid",
     "lifecycle": ROOT / "tests/fixtures/export/lifecycle",
@@ -68,24 +72,36 @@ def _errors(validator: jsonschema.protocols.Validator, instance: object) -> list
 # --- determinism and publishing ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("format_name", list(FORMATS))
-def test_every_format_is_byte_identical_across_runs(library: Library, format_name: str) -> None:
-    first = render(format_name, library, SITE_URL)
-    second = render(format_name, library, SITE_URL)
-    assert first == second
-    assert first, "a format rendered no files"
-    for data in first.values():
+@pytest.mark.parametrize("name", list(LIBRARIES))
+def test_every_format_is_byte_identical_across_processes(name: str, tmp_path: Path) -> None:
+    """Two fresh processes (no cache shared with each other or with this one) write the same
+    bytes, and so does this process."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from rlt_rules import load_library\n"
+        "from rlt_rules.export import site_files\n"
+        "out = Path(sys.argv[2])\n"
+        "for path, data in site_files(load_library(sys.argv[1]), sys.argv[3]).items():\n"
+        "    (out / path).parent.mkdir(parents=True, exist_ok=True)\n"
+        "    (out / path).write_bytes(data)\n"
+    )
+    runs = []
+    for run in ("first", "second"):
+        out = tmp_path / run
+        out.mkdir()
+        subprocess.run(
+            [sys.executable, "-c", script, str(LIBRARIES[name]), str(out), SITE_URL], check=True
+        )
+        files = (path for path in out.rglob("*") if path.is_file())
+        runs.append({str(path.relative_to(out)): path.read_bytes() for path in files})
+    assert runs[0] == runs[1]
+    assert runs[0] == site_files(load_library(LIBRARIES[name]), SITE_URL)
+    for data in runs[0].values():
         assert data.endswith(b"\n") and data.decode("utf-8")
 
 
-@pytest.mark.parametrize("name", list(LIBRARIES))
-def test_exports_of_a_reloaded_library_are_byte_identical(name: str) -> None:
-    first, second = load_library(LIBRARIES[name]), load_library(LIBRARIES[name])
-    assert first is not second
-    assert site_files(first, SITE_URL) == site_files(second, SITE_URL)
-
-
-def test_site_files_publishes_every_export(library: Library) -> None:
+def test_site_files_publishes_every_format_in_its_site_folder(library: Library) -> None:
     files = site_files(library, SITE_URL)
     expected = {
         "rules.json",
@@ -99,13 +115,37 @@ def test_site_files_publishes_every_export(library: Library) -> None:
         "schema/library.schema.json",
     }
     assert set(files) == expected
-    assert files["rules.json"] == bundle.render(library)
-    assert files["rules.sarif.json"] == sarif.render(library, SITE_URL)
-    assert files["skill/SKILL.md"] == skill.render(library)
-    assert files["checklist.md"] == checklist.render(library)
-    assert files["llms.txt"] == llms.render_index(library, SITE_URL)
-    assert files["llms-full.txt"] == llms.render_full(library)
+    for entry in FORMATS.values():
+        for path, data in render(entry.name, library, SITE_URL).items():
+            assert files[entry.site_folder + path] == data, path
     assert files["schema/bundle.schema.json"] == (SCHEMA_DIR / "bundle.schema.json").read_bytes()
+
+
+def test_markdown_exports_print_the_inert_library_and_data_exports_the_text_as_is() -> None:
+    """On text whose escaping differs (HTML in titles and statements), the Markdown exports
+    are the renderers applied to the inert library, and the data exports keep every byte."""
+    library = load_library(SITE_FIXTURE)
+    shown = inert_library(library)
+    assert shown != library, "the fixture's text must differ once made inert"
+    files = site_files(library, SITE_URL)
+    markdown_exports = {
+        "skill/SKILL.md": skill.render,
+        "checklist.md": checklist.render,
+        "llms-full.txt": llms.render_full,
+        "llms.txt": lambda lib: llms.render_index(lib, SITE_URL),
+    }
+    for path, renderer in markdown_exports.items():
+        assert files[path] == renderer(shown), path
+        assert files[path] != renderer(library), f"{path}: the raw text would be the same"
+        assert b"<script>" not in files[path] and b"<img" not in files[path], path
+    assert load_bundle_bytes(files["rules.json"], library)
+    sarif_rules = json.loads(files["rules.sarif.json"])["runs"][0]["tool"]["driver"]["rules"]
+    assert [d["shortDescription"]["text"] for d in sarif_rules] == [r.title for r in library.rules]
+
+
+def load_bundle_bytes(data: bytes, library: Library) -> bool:
+    """Whether ``data`` is the bundle of exactly ``library`` (text kept byte for byte)."""
+    return json.loads(data)["rules"] == [rule.to_dict() for rule in library.rules]
 
 
 # --- rules.json ----------------------------------------------------------------------------

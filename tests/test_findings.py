@@ -18,6 +18,7 @@ import yaml
 
 import rlt_rules
 from rlt_rules.cli import main
+from rlt_rules.export.inert import md_text
 from rlt_rules.findings import (
     FindingsError,
     Review,
@@ -566,7 +567,7 @@ def test_markdown_groups_by_file_and_links_each_rule(library, sample):
     assert text.startswith("## Review: 6 findings in 1 file\n")
     assert text.count("### `samples/review/scheduler.py`") == 1
     for finding in sample.findings:
-        title = library.rule(finding.rule).title
+        title = md_text(library.rule(finding.rule).title)
         assert f"[{finding.rule} — {title}]({SITE}rules/{finding.rule}/)" in text
     # Within a file, findings are in line order, each with its location.
     headings = [line for line in text.splitlines() if line.startswith("#### ")]
@@ -611,8 +612,9 @@ def test_markdown_escapes_plain_text_and_keeps_code_spans(fixture_library):
 
 def test_plain_text_and_code_span_helpers():
     assert plain_text("use ``a`b`` not `x` <y>") == "use ``a`b`` not `x` &lt;y&gt;"
-    assert plain_text("an unmatched ` tick") == "an unmatched &#96; tick"
-    assert plain_text("one\ntwo\n\n1. three") == "one two\n\n1&#46; three"
+    assert plain_text("an unmatched ` tick") == "an unmatched \\` tick"
+    assert plain_text("one\ntwo\n\n1. three") == "one two\n\n1\\. three"
+    assert plain_text("- a & <b>") == "\\- a &amp; &lt;b&gt;"
     assert code_span("a`b") == "``a`b``"
     assert code_span("`x") == "`` `x ``"
 

@@ -21,12 +21,12 @@ import pytest
 from mkdocs.exceptions import Abort
 from rule_edits import edit
 
-from rlt_rules import Library, load_library
-from rlt_rules.export import bundle, inert, sarif
-from rlt_rules.export.inert import inert_library, inert_markdown
-from rlt_rules.export.jsonout import canonical, indented
+from rlt_rules import Library, bundle, load_library
+from rlt_rules.export import sarif
+from rlt_rules.export.inert import inert_library, inert_markdown, inert_text
 from rlt_rules.export.markdown import encode_blocks, join_blocks
 from rlt_rules.export.text import expected_output
+from rlt_rules.jsonout import canonical, indented
 from rlt_rules.site import pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,13 +125,14 @@ def test_the_site_fixture_has_a_replaced_rule() -> None:
 # --- rule pages ---------------------------------------------------------------------------------
 
 
-def test_rule_index_finds_every_rule_and_its_position(library: Library) -> None:
-    index = pages.RuleIndex.of(library)
+def test_library_index_finds_every_rule_and_its_position(library: Library) -> None:
     for position, rule in enumerate(library.rules):
-        assert index.rule(rule.id) is library.rule(rule.id)
-        assert index.positions[rule.id] == position
+        assert library.rule(rule.id) is rule
+        assert library.position(rule.id) == position
     with pytest.raises(KeyError):
-        index.rule("R9999")
+        library.rule("R9999")
+    edited = replace(library, rules=library.rules[1:])
+    assert edited.position(library.rules[1].id) == 0, "a replaced library indexes its own rules"
 
 
 # --- inert fast path ----------------------------------------------------------------------------
@@ -186,15 +187,26 @@ def test_expected_output_skips_code_without_markers() -> None:
     assert expected_output("print(1)\n#> 1\nprint('#>')  # not at line start\n#>\n") == ("1", "")
 
 
-def test_inert_library_is_made_once_per_library_and_is_what_a_fresh_pass_gives() -> None:
+def test_inert_library_is_what_a_fresh_pass_over_every_field_gives() -> None:
+    """``inert_library`` (its rules cached) against the policy applied field by field."""
+    for name in ("site", "valid"):
+        library = load_library(LIBRARIES[name])
+        shown = inert_library(library)
+        assert shown.title == inert_text(library.title)
+        assert shown.preamble == tuple(inert_markdown(p) for p in library.preamble)
+        for before, after in zip(library.rules, shown.rules, strict=True):
+            assert after.title == inert_text(before.title)
+            assert after.statement == inert_markdown(before.statement)
+            assert after.triggers == tuple(
+                inert_markdown(t, at_line_start=False) for t in before.triggers
+            )
+            assert after.impact == inert_markdown(before.impact, at_line_start=False)
+            assert [e.explanation for e in after.examples] == [
+                inert_markdown(e.explanation) for e in before.examples
+            ]
+        assert inert_library(library) == shown
     site = load_library(LIBRARIES["site"])  # HTML in titles and statements
-    valid = load_library(LIBRARIES["valid"])
-    shown = inert_library(site)
-    assert inert_library(site) is shown
-    assert shown == inert._inert_library(site) != site
-    # Another library is not given the last one's result.
-    assert inert_library(valid) == inert._inert_library(valid)
-    assert inert_library(site) == shown
+    assert inert_library(site) != site
 
 
 @pytest.mark.parametrize(

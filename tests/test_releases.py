@@ -16,10 +16,13 @@ import pytest
 from rule_edits import edit, problems
 
 import rlt_rules
+from rlt_rules.bundle import render
 from rlt_rules.cli import main
-from rlt_rules.export.bundle import render
+from rlt_rules.commands.scaffold import scaffold_rule
+from rlt_rules.export.changelog import changelog_markdown
 from rlt_rules.load import load_yaml
 from rlt_rules.model import Status
+from rlt_rules.project import check_project
 from rlt_rules.releases import (
     Bump,
     ChangeKind,
@@ -28,16 +31,13 @@ from rlt_rules.releases import (
     RuleHistory,
     Version,
     bump_between,
-    changelog_markdown,
     compare,
     load_history,
     next_rule_id,
     plan_release,
     read_history,
     rule_history,
-    scaffold_rule,
 )
-from rlt_rules.validate import validate_directory
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "fixtures" / "release-history" / "project"
@@ -78,7 +78,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def test_fixture_history_is_consistent(project: Path):
-    result = validate_directory(project / "rules", "rules")
+    result = check_project(project / "rules", "rules")
     assert [str(d) for d in result.diagnostics] == []
     history = load_history(project / "rules")
     assert [release.version for release in history.releases] == ["1.0.0", "2.0.0"]
@@ -97,7 +97,7 @@ def test_rules_folder_without_releases_has_no_history(tmp_path: Path):
     shutil.copytree(PROJECT / "rules", tmp_path / "rules")
     assert read_history(tmp_path / "rules").history == History()
     edit(tmp_path / "rules" / "R01.yaml", "since: 1.0.0", "since: next")
-    assert validate_directory(tmp_path / "rules").ok
+    assert check_project(tmp_path / "rules").ok
 
 
 # --- validate: each violation at its position -------------------------------------------------
@@ -138,7 +138,7 @@ def test_reusing_a_retired_id_for_a_new_rule(project: Path):
 def test_reusing_an_active_id_is_rejected_but_rewording_is_not(project: Path):
     rule = project / "rules" / "R01.yaml"
     edit(rule, "title: Fixture rule 01", "title: Something unrelated")
-    assert validate_directory(project / "rules", "rules").ok, "a new title alone is an edit"
+    assert check_project(project / "rules", "rules").ok, "a new title alone is an edit"
     edit(rule, "Statement of rule 01 with the word watermark.", "A different rule.")
     [message] = problems(project / "rules")
     assert message.startswith("rules/R01.yaml:1:5: R01 is reused for a different rule:")
@@ -187,7 +187,7 @@ def test_unreleased_rule_may_name_the_announced_version(project: Path):
     edit(rules / "R05.yaml", "since: next", "since: 2.1.0")
     assert problems(rules)[0].startswith("rules/R05.yaml:6:8: since 2.1.0: R05 is in no release")
     edit(rules / "library.yaml", "version: 2.0.0", "version: 2.1.0")
-    assert validate_directory(rules, "rules").ok
+    assert check_project(rules, "rules").ok
 
 
 def test_library_version_older_than_latest_release(project: Path):
@@ -339,7 +339,7 @@ def test_release_replaces_since_next_and_sets_the_version(project: Path, capsys)
     working = rlt_rules.load_library(rules)
     assert rlt_rules.load_bundle(project / "releases" / "2.1.0.json") == working
     assert working.rule("R05").since == "2.1.0"
-    assert validate_directory(rules, "rules").ok
+    assert check_project(rules, "rules").ok
     assert not list((project / "releases").glob(".*")), "no temporary file left behind"
 
 
@@ -361,7 +361,7 @@ def test_an_interrupted_release_can_be_run_again(project: Path):
     assert outcome.plan is not None and outcome.refusals == ()
     for file_edit in outcome.plan.edits:  # the edits landed, the bundle did not
         file_edit.path.write_text(file_edit.text, encoding="utf-8")
-    assert validate_directory(rules, "rules").ok
+    assert check_project(rules, "rules").ok
     assert main(["release", "2.1.0"]) == 0
     assert rlt_rules.load_bundle(project / "releases" / "2.1.0.json") == rlt_rules.load_library(
         rules

@@ -23,6 +23,8 @@ from rlt_rules.export import site_files
 from rlt_rules.export.text import expected_output
 from rlt_rules.model import Status
 from rlt_rules.pairs import pairs_of
+from rlt_rules.project import load_validated
+from rlt_rules.schemas import load_schema
 from rlt_rules.site import handoff
 from rlt_rules.site.pages import (
     differing_lines,
@@ -31,7 +33,6 @@ from rlt_rules.site.pages import (
     shown_marked_lines,
     split_output,
 )
-from rlt_rules.validate import load_schema, load_validated
 
 # The shared fixtures are a plugin (one session build for both site test modules); register it
 # for assertion rewriting before importing its helpers here.

@@ -16,7 +16,7 @@ from rule_edits import edit, problems
 import rlt_rules
 from rlt_rules.cli import main
 from rlt_rules.model import ExampleKind, LibraryError, Status
-from rlt_rules.validate import validate_directory
+from rlt_rules.project import check_project
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
@@ -54,7 +54,7 @@ def test_model_is_frozen():
 
 
 def test_real_library_is_valid():
-    result = validate_directory(ROOT / "rules", "rules")
+    result = check_project(ROOT / "rules", "rules")
     assert [str(d) for d in result.diagnostics] == []
     assert result.library is not None
     assert [rule.id for rule in result.library.rules] == [f"R{n:02d}" for n in range(1, 18)]

@@ -1,5 +1,6 @@
 """rlt-rules: the Rlt Refactor rule library as validated data, and the tools around it."""
 
+from .about import VERSION as __version__
 from .bundle_load import load_bundle
 from .model import (
     Category,
@@ -13,9 +14,7 @@ from .model import (
     SourceRef,
     Status,
 )
-from .validate import ValidationResult, load_library, validate_directory
-
-__version__ = "0.1.0"
+from .project import ProjectCheck, check_project, load_library
 
 __all__ = [
     "Category",
@@ -24,12 +23,13 @@ __all__ = [
     "ExampleKind",
     "Library",
     "LibraryError",
+    "ProjectCheck",
     "Rule",
     "Severity",
     "SourceRef",
     "Status",
-    "ValidationResult",
+    "__version__",
     "load_bundle",
     "load_library",
-    "validate_directory",
+    "check_project",
 ]

@@ -13,18 +13,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
 from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from referencing import Registry, Resource
-
-from .export.bundle import content_hash, example_outputs
+from .bundle import content_hash, example_outputs
 from .load import line_column
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
-from .validate import load_schema
+from .schemas import bundle_validator
 
 #: A generous bound: the real bundle is about 150 KB.
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
@@ -43,18 +39,6 @@ class BundleResult:
 
     library: Library | None
     diagnostics: tuple[Diagnostic, ...]
-
-
-@cache
-def bundle_validator() -> jsonschema.Draft202012Validator:
-    """The bundle schema's validator, resolving the rule and library schemas by ``$id``."""
-    registry: Registry = Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema))
-        for schema in (load_schema("rule.schema.json"), load_schema("library.schema.json"))
-    )
-    schema = load_schema("bundle.schema.json")
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
 def json_pointer(path: JsonPath) -> str:

@@ -2,7 +2,8 @@
 
 Each command group lives in its own module under :mod:`rlt_rules.commands` and exposes
 ``add_parser(subparsers)``, setting ``handler`` to a function ``(args) -> int``.
-Exit codes: 0 clean, 1 problems found in the input, 2 usage errors.
+Exit codes (:mod:`rlt_rules.commands.common`): 0 clean, 1 problems found in the input, 2 usage
+errors.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import __version__
+from .about import VERSION
 from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
 from .commands import release as release_command
 from .commands import site as site_command
 from .commands import validate as validate_command
+from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
 from .model import LibraryError
 
 #: Every command group, in the order ``--help`` lists them.
@@ -30,21 +32,13 @@ COMMAND_MODULES = (
     release_command,
 )
 
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """A command was called wrongly (missing path, unknown id): exit 2 with this message."""
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rlt-rules",
         description="Validate, list, export and publish the Rlt Refactor rule library.",
     )
-    parser.add_argument("--version", action="version", version=f"rlt-rules {__version__}")
+    parser.add_argument("--version", action="version", version=f"rlt-rules {VERSION}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMAND_MODULES:
         module.add_parser(subparsers)

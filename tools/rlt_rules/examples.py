@@ -10,6 +10,7 @@ import difflib
 import tempfile
 import traceback
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from pytest_examples import CodeExample
@@ -24,19 +25,33 @@ EXAMPLES_CONFIG = ExamplesConfig(
 )
 
 
+class ExampleResult(StrEnum):
+    """How running one example ended."""
+
+    PASSED = "passed"
+    #: It ran, and what it printed differs from its ``#>`` lines.
+    WRONG_OUTPUT = "wrong-output"
+    #: It raised an exception.
+    RAISED = "raised"
+
+
 @dataclass(frozen=True, slots=True)
 class ExampleOutcome:
     """Explicit result of running one example.
 
     ``line`` is the YAML line of the first difference (or of the exception), when known;
-    ``detail`` says what differed: ``expected '…', got '…'``, or the exception.
+    ``detail`` says what differed (``expected '…', got '…'``) or which exception was raised.
     """
 
     rule_id: str
     example: Example
-    passed: bool
+    result: ExampleResult
     line: int | None = None
     detail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.result is ExampleResult.PASSED
 
     @property
     def location(self) -> str:
@@ -106,13 +121,19 @@ def check_example(rule: Rule, example: Example) -> ExampleOutcome:
                 from_yaml = last.filename == str(code.path)
                 line = last.lineno if from_yaml else yaml_line(example, last.lineno)
             return ExampleOutcome(
-                rule.id, example, False, line, f"raised {type(error).__name__}: {error}"
+                rule.id,
+                example,
+                ExampleResult.RAISED,
+                line,
+                f"raised {type(error).__name__}: {error}",
             )
         updated = printed.updated_print_statements(code)
     if updated is None:
-        return ExampleOutcome(rule.id, example, True)
+        return ExampleOutcome(rule.id, example, ExampleResult.PASSED)
     code_line, detail = first_difference(example, updated)
-    return ExampleOutcome(rule.id, example, False, yaml_line(example, code_line), detail)
+    return ExampleOutcome(
+        rule.id, example, ExampleResult.WRONG_OUTPUT, yaml_line(example, code_line), detail
+    )
 
 
 def check_rules(rules: tuple[Rule, ...]) -> tuple[ExampleOutcome, ...]:

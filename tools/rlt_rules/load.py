@@ -105,22 +105,35 @@ class _Rejected(Exception):
         self.message = message
 
 
+@dataclass(frozen=True, slots=True)
+class SourceRead:
+    """Explicit outcome of reading a file: its bytes, or why they could not be read (too
+    large, unreadable)."""
+
+    raw: bytes | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
 def load_yaml(path: Path, display_path: str | None = None) -> LoadResult:
     """Read and parse ``path``. ``display_path`` is how diagnostics name the file."""
     shown = display_path if display_path is not None else str(path)
-    raw = read_source(path, shown)
-    return raw if isinstance(raw, LoadResult) else parse_yaml(raw, shown)
+    read = read_source(path, shown)
+    if read.raw is None:
+        return LoadResult(None, read.diagnostics)
+    return parse_yaml(read.raw, shown)
 
 
-def read_source(path: Path, shown: str) -> bytes | LoadResult:
-    """The bytes of ``path``, or the failure (too large, unreadable) as a :class:`LoadResult`."""
+def read_source(path: Path, shown: str) -> SourceRead:
+    """The bytes of ``path``, or the failure (too large, unreadable)."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            return _failure(shown, 1, 1, _too_large(size))
-        return path.read_bytes()
+            message = _too_large(size)
+        else:
+            return SourceRead(path.read_bytes())
     except OSError as error:
-        return _failure(shown, 1, 1, f"cannot read file: {error.strerror or error}")
+        message = f"cannot read file: {error.strerror or error}"
+    return SourceRead(None, (Diagnostic(shown, 1, 1, message),))
 
 
 def _too_large(size: int) -> str:

@@ -10,7 +10,8 @@ use them, so a round trip is lossless. Source positions are not part of that dat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -77,6 +78,22 @@ class SourceRef:
     line: int
 
 
+#: Expected output of an example: the text after ``#>`` (and one space) on a comment line.
+OUTPUT_LINE = re.compile(r"^\s*#>(?: (?P<text>.*)|(?P<empty>))$")
+
+
+def expected_output(code: str) -> tuple[str, ...]:
+    """The output an example's code says it prints: its ``#>`` lines, without the marker."""
+    if "#>" not in code:
+        return ()
+    lines = []
+    for line in code.split("\n"):
+        match = OUTPUT_LINE.match(line) if "#>" in line else None
+        if match is not None:
+            lines.append(match.group("text") or "")
+    return tuple(lines)
+
+
 @dataclass(frozen=True, slots=True)
 class Example:
     """A runnable Python program that shows a rule broken (``bad``) or kept (``good``).
@@ -137,7 +154,7 @@ class Rule:
 
     @property
     def number(self) -> int:
-        return int(self.id[1:])
+        return id_number(self.id)
 
     def examples_of(self, kind: ExampleKind) -> tuple[Example, ...]:
         return tuple(example for example in self.examples if example.kind is kind)
@@ -216,6 +233,8 @@ class Library:
     """The whole library: metadata from ``library.yaml`` and every rule, ordered by id number.
 
     A rule's ``category`` is the one owner of its membership; ``rules_in`` derives the grouping.
+    The library owns its id index: :meth:`rule` and :meth:`position` look an id up without
+    scanning the rules.
     """
 
     title: str
@@ -225,12 +244,25 @@ class Library:
     categories: tuple[Category, ...]
     rules: tuple[Rule, ...]
     source: SourceRef | None = field(default=None, compare=False)
+    #: ``rule id -> position in rules``, built once with the library.
+    _positions: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        positions: dict[str, int] = {}
+        for position, rule in enumerate(self.rules):
+            positions.setdefault(rule.id, position)
+        object.__setattr__(self, "_positions", positions)
 
     def rule(self, rule_id: str) -> Rule:
-        for rule in self.rules:
-            if rule.id == rule_id:
-                return rule
-        raise KeyError(rule_id)
+        return self.rules[self._positions[rule_id]]
+
+    def position(self, rule_id: str) -> int:
+        """Where ``rule_id`` is in reading (id) order; ``KeyError`` for an unknown id."""
+        return self._positions[rule_id]
+
+    def id_span(self) -> str:
+        """Every rule id as one span: ``R01–R17``."""
+        return id_span([rule.id for rule in self.rules])
 
     def category(self, category_id: str) -> Category:
         for category in self.categories:
@@ -269,10 +301,17 @@ class Library:
         )
 
 
-def id_span(ids: Sequence[str]) -> str:
-    """Rule ids in id order as one span: ``R01–R17``, the id alone for one, ``none`` for none."""
-    if not ids:
+def id_number(rule_id: str) -> int:
+    """The number of a rule id (``R03`` -> 3): the one key of id order."""
+    return int(rule_id[1:])
+
+
+def id_span(ids: Iterable[str], *, listed_up_to: int = 1) -> str:
+    """Rule ids in id order as one span, ``R01–R17``; ``none`` for none, and the ids listed
+    (``R01, R02``) when there are at most ``listed_up_to`` of them."""
+    ordered = sorted(ids, key=id_number)
+    if not ordered:
         return "none"
-    if len(ids) == 1:
-        return ids[0]
-    return f"{ids[0]}–{ids[-1]}"
+    if len(ordered) <= listed_up_to:
+        return ", ".join(ordered)
+    return f"{ordered[0]}–{ordered[-1]}"

@@ -1,89 +1,49 @@
-"""Validate a rules directory and build the typed :class:`Library` from it.
+"""Validate the files of a rules directory, each and across records, and build the model.
 
 Order: load every file (positions kept) -> schema-check each document with one compiled
-Draft 2020-12 validator per schema -> cross-record checks -> build the model. Every problem
-found is collected; the model is built only when there are none.
+Draft 2020-12 validator per schema -> cross-record checks (:func:`check_records`). The checks
+against the release history and the decision to build the :class:`Library`
+(:func:`build_library`) are the project check's: :mod:`rlt_rules.project`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jsonschema
 
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
-from .model import Diagnostic, Library, LibraryError, Rule, SourceRef, Status
+from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
 from .pairs import pair_diagnostics
-
-if TYPE_CHECKING:
-    from .releases import History
+from .schemas import validator_for
 
 LIBRARY_FILE = "library.yaml"
 
 
 @dataclass(frozen=True, slots=True)
-class ValidationResult:
-    """Explicit outcome of validating a directory: the library when clean, and every problem."""
+class RecordCheck:
+    """Explicit outcome of checking a rules directory's files, each and across records.
 
-    library: Library | None
+    ``rule_files`` is every ``*.yaml`` beside ``library.yaml``, listed once for every check
+    that needs them. ``rule_docs`` are the rule files that loaded (those with schema errors
+    included when they have an id, so the cross-record checks still see them);
+    ``library_doc`` is ``library.yaml`` when it loaded and matches its schema.
+    """
+
+    root: Path
+    shown_root: str
+    library_doc: Document | None
+    rule_docs: tuple[Document, ...]
+    rule_files: tuple[Path, ...]
     diagnostics: tuple[Diagnostic, ...]
     files_checked: int
-    #: The release history the library was checked against (empty without ``releases/``);
-    #: None when it could not be read.
-    history: History | None = None
 
-    @property
-    def ok(self) -> bool:
-        return self.library is not None
-
-
-def schema_dir() -> Path:
-    """The schemas: the repository's ``schema/`` or, when installed as a wheel, package data."""
-    for candidate in (
-        Path(__file__).resolve().parents[2] / "schema",
-        Path(__file__).resolve().parent / "schema",
-    ):
-        if (candidate / "rule.schema.json").is_file():
-            return candidate
-    raise FileNotFoundError("rule.schema.json not found next to the rlt_rules package")
-
-
-@cache
-def load_schema(name: str) -> dict[str, Any]:
-    return json.loads((schema_dir() / name).read_text(encoding="utf-8"))
-
-
-@cache
-def validator_for(name: str) -> jsonschema.Draft202012Validator:
-    """One compiled validator per schema, reused for every record.
-
-    Local ``#/$defs/...`` references are inlined first: the same checks and messages, without
-    jsonschema resolving a reference for every value of every record (a third of its time).
-    """
-    schema = load_schema(name)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(_inline_local_refs(schema, schema.get("$defs", {})))
-
-
-def _inline_local_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
-    if depth > 32:
-        raise ValueError("schema $defs nest too deeply to inline (recursive $ref?)")
-    if isinstance(node, list):
-        return [_inline_local_refs(item, defs, depth) for item in node]
-    if not isinstance(node, dict):
-        return node
-    inlined = {key: _inline_local_refs(value, defs, depth) for key, value in node.items()}
-    reference = inlined.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        target = _inline_local_refs(defs[reference.removeprefix("#/$defs/")], defs, depth + 1)
-        siblings = {key: value for key, value in inlined.items() if key != "$ref"}
-        inlined = {**target, **siblings}
-    return inlined
+    def shown(self, path: Path) -> str:
+        """How diagnostics name ``path``, a file of the directory."""
+        return f"{self.shown_root.rstrip('/')}/{path.name}"
 
 
 class DocumentCache:
@@ -100,13 +60,13 @@ class DocumentCache:
         self._seen: set[tuple[str, str, bytes]] = set()
 
     def load(self, path: Path, shown: str, schema_name: str) -> tuple[LoadResult, list[Diagnostic]]:
-        raw = read_source(path, shown)
-        if isinstance(raw, LoadResult):
-            return raw, []
-        key = (shown, schema_name, raw)
+        read = read_source(path, shown)
+        if read.raw is None:
+            return LoadResult(None, read.diagnostics), []
+        key = (shown, schema_name, read.raw)
         self._seen.add(key)
         if key not in self._entries:
-            self._entries[key] = _parse_and_check(raw, shown, schema_name)
+            self._entries[key] = _parse_and_check(read.raw, shown, schema_name)
         return self._entries[key]
 
     def forget_unseen(self) -> None:
@@ -136,38 +96,10 @@ def _load_and_check(
     return loaded, schema_diagnostics(loaded.document, schema_name)
 
 
-def load_library(path: str | Path, cache: DocumentCache | None = None) -> Library:
-    """Load and validate a rules directory; raise :class:`LibraryError` with every diagnostic.
-
-    ``cache`` keeps unchanged files from being parsed and checked again (see
-    :class:`DocumentCache`).
-    """
-    return load_validated(path, cache).library
-
-
-@dataclass(frozen=True, slots=True)
-class ValidLibrary:
-    """A library that passed every check, the directory it was loaded from (resolved), and
-    the release history it was checked against."""
-
-    rules_dir: Path
-    library: Library
-    history: History
-
-
-def load_validated(path: str | Path, cache: DocumentCache | None = None) -> ValidLibrary:
-    """:func:`load_library`, with the release history read for its checks (read once, not
-    again by :func:`rlt_rules.releases.load_history`)."""
-    result = validate_directory(Path(path), cache=cache)
-    if result.library is None or result.history is None:
-        raise LibraryError(result.diagnostics)
-    return ValidLibrary(Path(path).resolve(), result.library, result.history)
-
-
-def validate_directory(
+def check_records(
     root: Path, display_root: str | None = None, cache: DocumentCache | None = None
-) -> ValidationResult:
-    """Validate ``root`` (holding ``library.yaml`` and one ``<id>.yaml`` per rule)."""
+) -> RecordCheck:
+    """Check the files of ``root`` (``library.yaml`` and one ``<id>.yaml`` per rule)."""
     shown_root = display_root if display_root is not None else str(root)
 
     def shown(path: Path) -> str:
@@ -232,18 +164,18 @@ def validate_directory(
     )
     for doc in rule_docs:
         diagnostics.extend(pair_diagnostics(doc))
-    # Imported here: releases reads bundles, and the bundle loader imports this module.
-    from .releases import release_diagnostics
-
-    checked = release_diagnostics(root, library_doc, rule_docs, shown)
-    diagnostics.extend(checked.diagnostics)
     if cache is not None:
         cache.forget_unseen()
-    diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
-    if diagnostics or library_doc is None:
-        return ValidationResult(None, tuple(diagnostics), files_checked, checked.history)
-    return ValidationResult(_build(library_doc, rule_docs), (), files_checked, checked.history)
+    return RecordCheck(
+        root,
+        shown_root,
+        library_doc,
+        tuple(rule_docs),
+        tuple(rule_paths),
+        tuple(diagnostics),
+        files_checked,
+    )
 
 
 # --- schema ------------------------------------------------------------------------------
@@ -295,14 +227,16 @@ def _explain(
             )
         return
     if kind == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        # Every required field the mapping lacks, in the schema's order (as jsonschema
+        # reports them), read from the schema and the data rather than from its messages.
         where = f" in {field}" if path else ""
-        condition = ""
-        if missing == "replaced_by":
-            condition = " (a deprecated rule must name the rule that replaces it)"
-        elif missing == "retired_reason":
-            condition = " (a retired rule must say why it was retired)"
-        yield path, f"missing required field '{missing}'{where}{condition}"
+        for missing in (name for name in error.validator_value if name not in error.instance):
+            condition = ""
+            if missing == "replaced_by":
+                condition = " (a deprecated rule must name the rule that replaces it)"
+            elif missing == "retired_reason":
+                condition = " (a retired rule must say why it was retired)"
+            yield path, f"missing required field '{missing}'{where}{condition}"
         return
     if kind == "type":
         yield (
@@ -446,7 +380,7 @@ def _cross_record_diagnostics(
                     doc,
                     ("related", index),
                     f"related rule '{related}' does not exist: "
-                    f"known ids are {_id_range(known_ids)}",
+                    f"known ids are {id_span(known_ids, listed_up_to=3)}",
                     rule_id,
                 )
         replaced_by = value(doc, "replaced_by")
@@ -503,17 +437,12 @@ def _cross_record_diagnostics(
                 )
 
 
-def _id_range(ids: set[str]) -> str:
-    ordered = sorted(ids, key=lambda rule_id: int(rule_id[1:]))
-    if not ordered:
-        return "none"
-    return f"{ordered[0]}–{ordered[-1]}" if len(ordered) > 3 else ", ".join(ordered)
-
-
 # --- model -------------------------------------------------------------------------------
 
 
-def _build(library_doc: Document, rule_docs: list[Document]) -> Library:
+def build_library(library_doc: Document, rule_docs: tuple[Document, ...]) -> Library:
+    """The typed library of documents that passed every check."""
+
     def rule_from(doc: Document) -> Rule:
         examples = doc.data.get("examples", [])
         sources = tuple(
@@ -529,10 +458,3 @@ def _build(library_doc: Document, rule_docs: list[Document]) -> Library:
 
     rules = tuple(rule_from(doc) for doc in rule_docs)
     return Library.from_dicts(library_doc.data, rules, SourceRef(library_doc.path, 1))
-
-
-def filter_for_files(result: ValidationResult, names: Collection[str]) -> ValidationResult:
-    """The result for some files of the directory only (``validate rules/R03.yaml``): their
-    diagnostics, and as many files checked as were named."""
-    kept = tuple(d for d in result.diagnostics if Path(d.path).name in names)
-    return ValidationResult(result.library, kept, len(names), result.history)

@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..export.text import expected_output
-from ..model import Rule
+from ..model import Rule, expected_output
 from ..pairs import MIN_PAIR_RATIO, ExamplePair, pairs_of
-from ..validate import load_library
-from .validate import DEFAULT_RULES_DIR
+from ..project import load_library
+from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 
 if TYPE_CHECKING:
     from ..examples import ExampleOutcome
@@ -26,9 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "compare their output with the '#>' comments. Exits 1 when any example fails.",
     )
     parser.add_argument("rule_ids", nargs="*", metavar="RULE_ID", help="e.g. R03 R17")
-    parser.add_argument(
-        "--rules", default=DEFAULT_RULES_DIR, metavar="DIR", help="rules directory (default: rules)"
-    )
+    add_rules_option(parser, help="rules directory (default: rules)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument(
         "--pairs",
@@ -41,8 +38,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK, UsageError
-
     # pytest-examples (and the pytest and black it imports) is a dev dependency, needed only
     # by this command: importing it here keeps every other command's start-up light.
     try:
@@ -56,10 +51,7 @@ def run(args: argparse.Namespace) -> int:
     known = {rule.id for rule in library.rules}
     unknown = [rule_id for rule_id in args.rule_ids if rule_id not in known]
     if unknown:
-        raise UsageError(
-            f"unknown rule id(s): {', '.join(unknown)}; known: "
-            f"{library.rules[0].id}–{library.rules[-1].id}"
-        )
+        raise UsageError(f"unknown rule id(s): {', '.join(unknown)}; known: {library.id_span()}")
     wanted = set(args.rule_ids) or known
     if args.pairs:
         return _show_pairs(tuple(rule for rule in library.rules if rule.id in wanted), args.format)
@@ -80,6 +72,7 @@ def _as_dict(outcome: ExampleOutcome) -> dict[str, object]:
         "example": outcome.example.name,
         "kind": str(outcome.example.kind),
         "passed": outcome.passed,
+        "result": str(outcome.result),
         "location": outcome.location if not outcome.passed else None,
         "detail": outcome.detail or None,
     }
@@ -110,8 +103,6 @@ def _table(outcomes: tuple[ExampleOutcome, ...]) -> str:
 
 
 def _show_pairs(rules: tuple[Rule, ...], output_format: str) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK
-
     pairs = tuple(pair for rule in rules for pair in pairs_of(rule))
     too_far = [pair for pair in pairs if pair.ratio < MIN_PAIR_RATIO]
     if output_format == "json":

@@ -15,14 +15,12 @@ import textwrap
 from pathlib import Path
 
 from .. import export
-from ..export.atomic import write_atomic, write_files_atomic
+from ..atomic import write_atomic, write_files_atomic
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
-from ..site import DEFAULT_RULES_DIR
-from ..validate import load_library
+from ..project import load_library
+from .common import EXIT_OK, UsageError, add_rules_option
 
-#: Formats that write several files, or a file whose name matters: -o names a folder.
-FOLDER_FORMATS = ("skill", "llms")
 WIDTH = 88
 
 
@@ -39,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"
     )
     export_parser.add_argument("-o", "--output", metavar="PATH", help="file or folder to write")
-    _add_rules_argument(export_parser)
+    add_rules_option(export_parser)
     export_parser.add_argument(
         "--site-url",
         metavar="URL",
@@ -55,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "triggers, impact, correction and its examples' titles. Exits 2 for an unknown id.",
     )
     show_parser.add_argument("rule_id", metavar="ID", help="a rule id, e.g. R03")
-    _add_rules_argument(show_parser)
+    add_rules_option(show_parser)
     show_parser.set_defaults(handler=run_show)
 
     list_parser = subparsers.add_parser(
@@ -72,22 +70,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     list_parser.add_argument(
         "--format", choices=("table", "json"), default="table", help="table (default) or json"
     )
-    _add_rules_argument(list_parser)
+    add_rules_option(list_parser)
     list_parser.set_defaults(handler=run_list)
 
 
-def _add_rules_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules",
-        metavar="DIR",
-        default=DEFAULT_RULES_DIR,
-        help="the rules directory (default: rules)",
-    )
-
-
 def _load(rules_dir: str) -> Library:
-    from ..cli import UsageError
-
     if not Path(rules_dir).is_dir():
         raise UsageError(f"{rules_dir}: no such directory (give the rules folder with --rules)")
     return load_library(rules_dir)
@@ -97,8 +84,6 @@ def _load(rules_dir: str) -> Library:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     library = _load(args.rules)
     files = export.render(args.format, library, args.site_url)
     if args.output is None:
@@ -110,7 +95,7 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"rlt-rules export: not printed: {others}; use -o DIR", file=sys.stderr)
         return EXIT_OK
     output = Path(args.output)
-    if args.format in FOLDER_FORMATS:
+    if export.FORMATS[args.format].writes_folder:
         if output.exists() and not output.is_dir():
             raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
         written = write_files_atomic(output, files)
@@ -210,8 +195,6 @@ def format_rule(library: Library, rule: Rule) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     library = _load(args.rules)
     wanted = args.rule_id.strip().upper()
     try:
@@ -240,8 +223,6 @@ def select_rules(
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     library = _load(args.rules)
     if args.category is not None and args.category not in {c.id for c in library.categories}:
         known = ", ".join(category.id for category in library.categories)

@@ -11,13 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..export.atomic import write_atomic
+from ..atomic import write_atomic
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review
 from ..model import Library
-from ..site import DEFAULT_RULES_DIR
-from ..validate import load_library
+from ..project import load_library
+from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -73,12 +73,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="the findings file (.yaml, .yml or .json)")
-    parser.add_argument(
-        "--rules",
-        metavar="DIR",
-        default=DEFAULT_RULES_DIR,
-        help="the rules directory (default: rules)",
-    )
+    add_rules_option(parser)
     parser.add_argument(
         "--repo",
         metavar="DIR",
@@ -96,8 +91,6 @@ def _output(parser: argparse.ArgumentParser) -> None:
 
 
 def _checked(args: argparse.Namespace) -> tuple[Library, CheckResult]:
-    from ..cli import UsageError
-
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"{args.file}: no such file")
@@ -117,8 +110,6 @@ def _checked(args: argparse.Namespace) -> tuple[Library, CheckResult]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK
-
     _library, result = _checked(args)
     if result.review is None:
         print(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s)", file=sys.stderr)
@@ -136,8 +127,6 @@ def _emit(args: argparse.Namespace, data: bytes) -> None:
 
 
 def run_sarif(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK
-
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
@@ -146,8 +135,6 @@ def run_sarif(args: argparse.Namespace) -> int:
 
 
 def run_markdown(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK
-
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID

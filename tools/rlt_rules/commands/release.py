@@ -15,25 +15,26 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from ..atomic import write_atomic
 from ..bundle_load import load_bundle
-from ..export.atomic import write_atomic
+from ..export.changelog import diff_markdown
 from ..load import load_yaml
 from ..model import Library, LibraryError
+from ..project import check_project
 from ..releases import (
     History,
     Version,
     compare,
-    diff_markdown,
     load_history,
     next_rule_id,
     plan_release,
     release_path,
     releases_dir,
-    scaffold_rule,
     write_release,
 )
-from ..site import DEFAULT_RULES_DIR
-from ..validate import LIBRARY_FILE, schema_diagnostics, validate_directory
+from ..validate import LIBRARY_FILE, schema_diagnostics
+from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
+from .scaffold import scaffold_rule
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -88,17 +89,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_rules_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules",
-        metavar="DIR",
-        default=DEFAULT_RULES_DIR,
-        help="the rules directory; its history is in DIR/../releases (default: rules)",
+    add_rules_option(
+        parser, help="the rules directory; its history is in DIR/../releases (default: rules)"
     )
 
 
 def _rules_dir(raw: str) -> Path:
-    from ..cli import UsageError
-
     if not Path(raw).is_dir():
         raise UsageError(f"{raw}: no such directory (give the rules folder with --rules)")
     return Path(raw)
@@ -108,12 +104,10 @@ def _rules_dir(raw: str) -> Path:
 
 
 def run_release(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK, UsageError
-
     rules_dir = _rules_dir(args.rules)
     if Version.parse(args.version) is None:
         raise UsageError(f"{args.version!r} is not a version: write MAJOR.MINOR.PATCH (1.2.0)")
-    result = validate_directory(rules_dir, args.rules)
+    result = check_project(rules_dir, args.rules)
     if result.library is None:
         raise LibraryError(result.diagnostics)
     # A clean validation read the history (an unreadable one is among its diagnostics).
@@ -130,7 +124,7 @@ def run_release(args: argparse.Namespace) -> int:
     plan = outcome.plan
     write_release(plan)
 
-    after = validate_directory(rules_dir, args.rules)
+    after = check_project(rules_dir, args.rules)
     if after.library is None or after.library != _written(after.history, plan.version, plan.target):
         for diagnostic in after.diagnostics:
             print(diagnostic, file=sys.stderr)
@@ -165,8 +159,6 @@ def _written(history: History | None, version: str, target: Path) -> Library:
 
 
 def run_new(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
-
     rules_dir = _rules_dir(args.rules)
     title = args.title.strip()
     if not title or "\n" in title or "\r" in title:
@@ -204,8 +196,6 @@ def _category_ids(rules_dir: Path) -> list[str]:
 
 def _resolve(raw: str, rules_dir: Path) -> Library:
     """A version in the history, a bundle file, or a rules folder, as a typed library."""
-    from ..cli import UsageError
-
     path = Path(raw)
     if path.is_dir():
         return validate_or_raise(path, raw)
@@ -230,15 +220,13 @@ def _label(raw: str, library: Library) -> str:
 
 
 def validate_or_raise(path: Path, shown: str) -> Library:
-    result = validate_directory(path, shown)
+    result = check_project(path, shown)
     if result.library is None:
         raise LibraryError(result.diagnostics)
     return result.library
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK
-
     rules_dir = Path(args.rules)
     old = _resolve(args.old, rules_dir)
     new = _resolve(args.new, rules_dir)

@@ -20,10 +20,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..export.atomic import process_running
-from ..site import DEFAULT_RULES_DIR, RULES_DIR_ENV
+from ..atomic import process_running
+from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
+from ..site import RULES_DIR_ENV
 from ..site.handoff import provided
-from ..validate import ValidLibrary, load_validated
+from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 
 DEFAULT_CONFIG = "mkdocs.yml"
 DEFAULT_DEV_ADDR = "127.0.0.1:8000"
@@ -90,17 +91,15 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help=f"MkDocs configuration (default: {DEFAULT_CONFIG})",
     )
-    parser.add_argument(
-        "--rules",
-        metavar="DIR",
+    add_rules_option(
+        parser,
         help=f"rules directory (default: {DEFAULT_RULES_DIR}/ next to the configuration)",
+        default=None,
     )
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Path, ValidLibrary]:
+def _prepare(args: argparse.Namespace) -> tuple[Path, ProjectCheck]:
     """Check the configuration and load (validate) the library."""
-    from ..cli import UsageError
-
     config = Path(args.config_file)
     if not config.is_file():
         raise UsageError(f"{config}: no such file (run from the repository root, or pass -f)")
@@ -110,7 +109,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Path, ValidLibrary]:
     return config, load_validated(rules_dir)  # LibraryError: the CLI prints each problem
 
 
-def _child_environment(loaded: ValidLibrary) -> dict[str, str]:
+def _child_environment(loaded: ProjectCheck) -> dict[str, str]:
     """The environment of a ``mkdocs``/``mike`` child: the hook builds ``loaded.rules_dir``."""
     env = dict(os.environ)
     env[RULES_DIR_ENV] = str(loaded.rules_dir)
@@ -122,8 +121,6 @@ def _child_environment(loaded: ValidLibrary) -> dict[str, str]:
 
 def _run(command: list[str], env: dict[str, str]) -> int:
     """Run a child to completion; a SIGTERM to this process is passed on to it."""
-    from ..cli import EXIT_INVALID, EXIT_OK
-
     child = subprocess.Popen(command, env=env, preexec_fn=_exit_with_parent(os.getpid()))
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.terminate())
     try:
@@ -162,8 +159,6 @@ def _mkdocs(*arguments: str) -> list[str]:
 
 
 def _mike() -> str:
-    from ..cli import UsageError
-
     beside = Path(sys.executable).parent / "mike"
     found = str(beside) if beside.is_file() else shutil.which("mike")
     if found is None:
@@ -178,8 +173,6 @@ def run_build(args: argparse.Namespace) -> int:
     a site with broken links behind; a failed or killed build here leaves the previous site
     untouched. A killed build cannot remove its staging folder: the next build does.
     """
-    from ..cli import EXIT_OK
-
     if Path(args.config_file).is_file():  # first, so a failing build still restores a site
         recover_interrupted_build(_build_target(args, Path(args.config_file)))
     config, loaded = _prepare(args)
@@ -199,7 +192,7 @@ def run_build(args: argparse.Namespace) -> int:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _mkdocs_in_process(arguments: list[str], loaded: ValidLibrary) -> int:
+def _mkdocs_in_process(arguments: list[str], loaded: ProjectCheck) -> int:
     """Run MkDocs' own command line in this process, its hook given the library loaded here.
 
     One process, not two: Python's start-up, the imports and loading the library are paid once.
@@ -208,8 +201,6 @@ def _mkdocs_in_process(arguments: list[str], loaded: ValidLibrary) -> int:
     # mkdocs is an optional dependency (the "site" extra): imported only by the site commands.
     import click
     from mkdocs.__main__ import cli as mkdocs_cli
-
-    from ..cli import EXIT_INVALID, EXIT_OK
 
     with provided(loaded):
         try:
@@ -281,8 +272,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_deploy(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK
-
     config, loaded = _prepare(args)
     env, version = _child_environment(loaded), loaded.library.version
     mike = _mike()

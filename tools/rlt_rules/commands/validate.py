@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from ..model import Rule
-from ..site import DEFAULT_RULES_DIR
-from ..validate import ValidationResult, filter_for_files, validate_directory
+from ..project import DEFAULT_RULES_DIR, ProjectCheck, check_project, filter_for_files
+from .common import EXIT_INVALID, EXIT_OK, UsageError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -36,16 +36,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_INVALID, EXIT_OK, UsageError
-
-    results: list[ValidationResult] = []
+    results: list[ProjectCheck] = []
     rules = 0
     # Files are checked with their directory (cross-record checks need it): once per directory.
     named: dict[Path, tuple[Path, str, set[str]]] = {}
     for raw in args.paths:
         path = Path(raw)
         if path.is_dir():
-            result = validate_directory(path, raw)
+            result = check_project(path, raw)
             results.append(result)
             rules += len(result.library.rules) if result.library is not None else 0
         elif path.is_file():
@@ -55,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             raise UsageError(f"{raw}: no such file or directory")
     for folder, display, names in named.values():
-        result = filter_for_files(validate_directory(folder, display), names)
+        result = filter_for_files(check_project(folder, display), names)
         results.append(result)
         if result.library is not None:
             rules += sum(1 for rule in result.library.rules if _file_name(rule) in names)

@@ -1,31 +1,53 @@
 """Exports: each a pure, deterministic function of the typed :class:`~rlt_rules.model.Library`.
 
-Every format renders to ``{relative path: bytes}`` (:data:`FORMATS`); nothing here touches the
-file system except :mod:`.atomic`, which writes rendered files atomically.
-``site_files`` is the contract with the site build: the files to publish at the site root.
+Every format renders to ``{relative path: bytes}``; :data:`FORMATS` is the one table of them
+(name, renderer, folder on the site, whether ``-o`` names a folder). Nothing here touches the
+file system (:mod:`rlt_rules.atomic` writes rendered files atomically). ``site_files`` is the
+contract with the site build: the files to publish at the site root.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from .. import bundle
 from ..model import Library
-from ..validate import schema_dir
-from . import bundle, checklist, llms, sarif, skill
+from ..schemas import schema_dir
+from . import checklist, llms, sarif, skill
 
 Renderer = Callable[[Library, str | None], dict[str, bytes]]
 
-#: Every export format: name -> renderer of ``(library, site_url)`` to files by relative path.
-FORMATS: dict[str, Renderer] = {
-    "json": lambda library, site_url: bundle.files(library),
-    "sarif": sarif.files,
-    "skill": lambda library, site_url: skill.files(library),
-    "llms": llms.files,
-    "checklist": lambda library, site_url: checklist.files(library),
-}
 
-#: Where each format's files go in the built site, relative to the site root.
-SITE_FOLDERS = {"json": "", "sarif": "", "skill": "skill/", "llms": "", "checklist": ""}
+@dataclass(frozen=True, slots=True)
+class ExportFormat:
+    """One export format.
+
+    ``render(library, site_url)`` gives its files by relative path; ``site_folder`` is where
+    they go in the built site, relative to its root (``""`` or ``"skill/"``); ``writes_folder``
+    says that ``rlt-rules export -o PATH`` names a folder (several files, or a file whose name
+    matters) rather than the one file to write.
+    """
+
+    name: str
+    render: Renderer
+    site_folder: str = ""
+    writes_folder: bool = False
+
+
+#: Every export format, by name, in the order ``--help`` and the site list them.
+FORMATS: dict[str, ExportFormat] = {
+    entry.name: entry
+    for entry in (
+        ExportFormat("json", lambda library, site_url: bundle.files(library)),
+        ExportFormat("sarif", sarif.files),
+        ExportFormat(
+            "skill", lambda library, site_url: skill.files(library), "skill/", writes_folder=True
+        ),
+        ExportFormat("llms", llms.files, writes_folder=True),
+        ExportFormat("checklist", lambda library, site_url: checklist.files(library)),
+    )
+}
 
 #: The schemas a bundle reader needs, published next to the exports.
 PUBLISHED_SCHEMAS = ("bundle.schema.json", "rule.schema.json", "library.schema.json")
@@ -33,7 +55,7 @@ PUBLISHED_SCHEMAS = ("bundle.schema.json", "rule.schema.json", "library.schema.j
 
 def render(format_name: str, library: Library, site_url: str | None) -> dict[str, bytes]:
     """Render one format; raises ``KeyError`` for an unknown format name."""
-    return FORMATS[format_name](library, site_url)
+    return FORMATS[format_name].render(library, site_url)
 
 
 def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
@@ -44,9 +66,9 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
     (versioned) site root; rule pages are at ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
-    for name, renderer in FORMATS.items():
-        for path, data in renderer(library, site_url).items():
-            published[SITE_FOLDERS[name] + path] = data
+    for entry in FORMATS.values():
+        for path, data in entry.render(library, site_url).items():
+            published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:
         published[f"schema/{schema_name}"] = (schema_dir() / schema_name).read_bytes()
     return published

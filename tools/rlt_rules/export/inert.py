@@ -1,4 +1,10 @@
-"""Library text made inert for Markdown renderers: raw HTML and script links show as text.
+"""The one Markdown-safety path: library text made inert for Markdown renderers, so raw HTML
+and script links show as text. Every Markdown view (the site's pages, the changelog, the Markdown
+exports, rendered findings) escapes through here; code is fenced by
+:func:`rlt_rules.export.markdown.fence_for`.
+
+Plain text (titles, tags, finding text outside code spans) becomes literal Markdown with
+:func:`md_text`; in an export's running text a title is :func:`inert_text`.
 
 Rule fields are Markdown (statement, seed example, rationale, triggers, impact, correction,
 retired reason, explanations, preamble) or plain text (titles). A renderer passes raw HTML in
@@ -38,6 +44,8 @@ from .text import starts_with_code
 #: Link schemes a rule may link to; any other scheme is shown as text, not linked.
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
+# Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 _CHAR_REF = re.compile(r"&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z0-9]+;)")
 #: An opening fence both Python-Markdown's SuperFences and CommonMark accept: up to three
 #: spaces, three or more backticks or tildes, and at most a plain language name.
@@ -95,6 +103,13 @@ def inert_markdown(text: str, *, at_line_start: bool = True, attr_lists: bool = 
         offset += len(line) + 1
         index += 1
     return "\n".join(out)
+
+
+def md_text(text: str) -> str:
+    """Plain text made safe for inline Markdown and HTML: it renders as exactly these characters
+    (a title, a tag, a finding's words), in link text too."""
+    # ``~`` has no Markdown escape; as an entity a "~~~" line cannot open a fenced block.
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("~", "&#126;")
 
 
 def inert_text(text: str) -> str:
@@ -263,23 +278,10 @@ def _inert_example(example: Example) -> Example:
 def inert_library(library: Library) -> Library:
     """The library as the Markdown exports print it: every text field inert.
 
-    Each Markdown export asks for it; the last result is kept, so rendering every export of
-    one library (:func:`rlt_rules.export.site_files`) makes it inert once.
+    Each Markdown export asks for it; the rules come from :func:`inert_rule`'s cache, so
+    rendering every export of one library (:func:`rlt_rules.export.site_files`) makes each
+    rule inert once.
     """
-    global _last
-    last = _last
-    if last is not None and last[0] is library:
-        return last[1]
-    shown = _inert_library(library)
-    _last = (library, shown)
-    return shown
-
-
-#: The last library :func:`inert_library` was given, and its result.
-_last: tuple[Library, Library] | None = None
-
-
-def _inert_library(library: Library) -> Library:
     return _replaced(
         library,
         title=inert_text(library.title),

@@ -8,7 +8,7 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 
 from __future__ import annotations
 
-from ..model import Library, id_span
+from ..model import Library
 from .inert import inert_library
 from .markdown import encode_blocks, library_blocks, rule_url, site_base
 from .text import first_sentence, rule_heading
@@ -18,10 +18,9 @@ FULL_NAME = "llms-full.txt"
 
 
 def summary(library: Library) -> str:
-    ids = [rule.id for rule in library.rules]
-    span = id_span(ids)
     return (
-        f"> {library.subtitle}: {len(ids)} rules ({span}) in {len(library.categories)} "
+        f"> {library.subtitle}: {len(library.rules)} rules ({library.id_span()}) in "
+        f"{len(library.categories)} "
         f"categories, version {library.version}. Each rule has a stable id, a statement, "
         "triggers a reviewer can spot in a diff, its impact and the correction."
     )

@@ -61,22 +61,27 @@ def guidance_blocks(rule: Rule) -> list[str]:
     ]
 
 
+def fence_for(text: str) -> str:
+    """The backtick fence for a code block holding ``text``: at least three long and longer
+    than any backtick run inside it, so no line of ``text`` can close the block (a tilde line
+    never closes a backtick fence)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def code_block(text: str, info: str) -> str:
     """``text`` as a fenced code block with info string ``info`` (``"diff"``), trailing newlines
-    dropped; the backtick fence is at least three long and longer than any backtick run inside
-    ``text``, so no line of ``text`` can close it."""
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    dropped, fenced by :func:`fence_for`: the one way every view fences code."""
+    fence = fence_for(text)
     return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
 
 
 def example_blocks(example: Example, heading: str) -> list[str]:
     """One runnable example: heading with kind and title, explanation, fenced code."""
-    code = example.code.rstrip("\n")
     return [
         f"{heading} {example.kind.capitalize()}: {example.title}",
         example.explanation,
-        f"```python\n{code}\n```",
+        code_block(example.code, "python"),
     ]
 
 

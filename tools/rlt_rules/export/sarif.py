@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..jsonout import indented
 from ..model import Library, Rule, Status
 from .inert import inert_rule
-from .jsonout import indented
 from .markdown import (
     bullet_list,
     guidance_blocks,

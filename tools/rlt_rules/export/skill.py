@@ -13,7 +13,7 @@ import re
 
 import yaml
 
-from ..model import Library, id_span
+from ..model import Library
 from .inert import inert_library
 from .markdown import encode_blocks, library_blocks
 
@@ -30,13 +30,12 @@ def skill_name(library: Library) -> str:
 
 def skill_description(library: Library) -> str:
     """What the skill is and when to use it, in two sentences."""
-    ids = [rule.id for rule in library.rules]
-    span = id_span(ids)
     categories = "; ".join(category.title for category in library.categories)
     text = (
-        f"{library.title} {library.version} ({library.subtitle}): {len(ids)} rules ({span}) "
-        f"on {categories}. Use when reviewing or refactoring code changes, to find, explain "
-        "and correct violations, citing each finding by its stable rule id."
+        f"{library.title} {library.version} ({library.subtitle}): {len(library.rules)} rules "
+        f"({library.id_span()}) on {categories}. Use when reviewing or refactoring code "
+        "changes, to find, explain and correct violations, citing each finding by its stable "
+        "rule id."
     )
     return text[:MAX_DESCRIPTION]
 

@@ -10,12 +10,25 @@ from __future__ import annotations
 
 import re
 
-from ..model import Library, Rule
+from ..model import OUTPUT_LINE, Library, Rule, expected_output
+
+#: ``OUTPUT_LINE`` and ``expected_output`` are the example contract's (:mod:`rlt_rules.model`),
+#: offered here with the other plain-text helpers the views use.
+__all__ = [
+    "FENCE",
+    "OUTPUT_LINE",
+    "expected_output",
+    "first_sentence",
+    "one_line",
+    "rule_heading",
+    "seed_example_text",
+    "seed_text",
+    "starts_with_code",
+    "strip_fences",
+]
 
 #: A Markdown code fence line (opening with an optional language, or closing).
 FENCE = re.compile(r"^\s*(```|~~~)[\w+-]*\s*$")
-#: Expected output of an example: the text after ``#>`` (and one space) on a comment line.
-OUTPUT_LINE = re.compile(r"^\s*#>(?: (?P<text>.*)|(?P<empty>))$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 
 
@@ -49,18 +62,6 @@ def seed_text(library: Library) -> str:
         for rule in library.rules_in(category.id):
             parts.extend((rule_heading(rule), rule.statement, seed_example_text(rule)))
     return "\n\n".join(parts)
-
-
-def expected_output(code: str) -> tuple[str, ...]:
-    """The output an example's code says it prints: its ``#>`` lines, without the marker."""
-    if "#>" not in code:
-        return ()
-    lines = []
-    for line in code.split("\n"):
-        match = OUTPUT_LINE.match(line) if "#>" in line else None
-        if match is not None:
-            lines.append(match.group("text") or "")
-    return tuple(lines)
 
 
 def one_line(text: str) -> str:

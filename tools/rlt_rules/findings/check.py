@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..load import Document, JsonPath, Position, load_yaml
-from ..model import Diagnostic, Library, Severity, Status
+from ..model import Diagnostic, Library, Severity, Status, id_span
 from ..validate import schema_diagnostics
 from .model import FindingsError, Review
-from .patch import Patch, PatchError, parse_patch
+from .patch import Patch, PatchError, PatchOp, parse_patch
 
 SCHEMA_NAME = "findings.schema.json"
 TEXT_FIELDS = ("trigger", "impact", "correction")
@@ -99,8 +99,7 @@ def _library_diagnostics(document: Document, library: Library):
         where = ("findings", index, "rule")
         rule = known.get(rule_id)
         if rule is None:
-            ids = sorted(known, key=lambda text: int(text[1:]))
-            span = f"{ids[0]}–{ids[-1]}" if len(ids) > 5 else ", ".join(ids) or "none"
+            span = id_span(known, listed_up_to=5)
             yield _at(
                 document,
                 where,
@@ -265,7 +264,7 @@ def _apply_diagnostics(patch: Patch, lines: tuple[str, ...], file_path: str, at_
             )
             return
         for patch_line in hunk.lines:
-            if patch_line.op == "+":
+            if patch_line.op is PatchOp.ADDED:
                 continue
             actual = lines[line_number - 1]
             if actual != patch_line.text:

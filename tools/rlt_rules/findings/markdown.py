@@ -3,7 +3,8 @@
 Findings are grouped by file. Each gives its location, the rule id and title linked to the
 rule's page, the trigger, impact and correction, and the suggested patch as a ``diff`` block.
 Finding text is plain text in which backticks mark code: code spans are kept, everything else
-is escaped (HTML entities), so ``<`` or ``*`` in a trigger shows as written and never as HTML.
+is escaped as all plain text is (:func:`rlt_rules.export.inert.md_text`), so ``<`` or ``*`` in
+a trigger shows as written and never as HTML.
 """
 
 from __future__ import annotations
@@ -11,37 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..export.inert import md_text
 from ..export.markdown import code_block, rule_url
 from ..export.text import rule_heading
 from ..model import Library
 from .model import Finding, Review
 
-#: Characters that Markdown or HTML could read as syntax anywhere in a line.
-_ENTITIES = {
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-    "\\": "&#92;",
-    "`": "&#96;",
-    "*": "&#42;",
-    "_": "&#95;",
-    "[": "&#91;",
-    "]": "&#93;",
-    "~": "&#126;",
-    "|": "&#124;",
-    "#": "&#35;",
-    "$": "&#36;",
-}
-_INLINE_SPECIAL = re.compile("[" + re.escape("".join(_ENTITIES)) + "]")
 #: A code span: a run of backticks, then text, then a run of the same length.
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-#: What makes a line a list item, heading underline or definition when it starts the line.
-_LINE_START = re.compile(r"^(\s*)(?:([-+=:])|(\d+)([.)]))")
-
-
-def escape_inline(text: str) -> str:
-    """Escape Markdown and HTML syntax in one line of plain text."""
-    return _INLINE_SPECIAL.sub(lambda match: _ENTITIES[match[0]], text)
 
 
 def plain_text(text: str) -> str:
@@ -56,19 +34,12 @@ def plain_text(text: str) -> str:
         parts: list[str] = []
         position = 0
         for match in _CODE_SPAN.finditer(joined):
-            parts.append(escape_inline(joined[position : match.start()]))
+            parts.append(md_text(joined[position : match.start()]))
             parts.append(match[0])
             position = match.end()
-        parts.append(escape_inline(joined[position:]))
-        line = "".join(parts)
-        rendered.append(_LINE_START.sub(_escape_line_start, line, count=1))
+        parts.append(md_text(joined[position:]))
+        rendered.append("".join(parts))
     return "\n\n".join(rendered)
-
-
-def _escape_line_start(match: re.Match[str]) -> str:
-    if match[2]:
-        return f"{match[1]}&#{ord(match[2])};"
-    return f"{match[1]}{match[3]}&#{ord(match[4])};"
 
 
 def code_span(text: str) -> str:
@@ -96,10 +67,10 @@ def render_markdown(
     files = "file" if len(groups) == 1 else "files"
     blocks = [
         f"{top} Review: {count} {noun}" + (f" in {len(groups)} {files}" if groups else ""),
-        f"Rules cited from {escape_inline(library.title)} {library.version} "
-        f"(the review cites {escape_inline(review.library_version)})."
+        f"Rules cited from {md_text(library.title)} {library.version} "
+        f"(the review cites {md_text(review.library_version)})."
         if review.library_version != library.version
-        else f"Rules cited from {escape_inline(library.title)} {library.version}.",
+        else f"Rules cited from {md_text(library.title)} {library.version}.",
     ]
     if not review.findings:
         blocks.append("No findings.")
@@ -117,7 +88,7 @@ def _finding_blocks(
     where = finding.location.lines_label()
     if finding.location.column is not None:
         where += f", column {finding.location.column}"
-    title = f"[{escape_inline(rule_heading(rule))}]({link_for(finding.rule)})"
+    title = f"[{md_text(rule_heading(rule))}]({link_for(finding.rule)})"
     blocks = [
         f"{heading} {where[0].upper()}{where[1:]}: {title}",
         f"**Severity:** {finding.severity}",

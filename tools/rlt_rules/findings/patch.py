@@ -9,19 +9,28 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file"
 
 
+class PatchOp(StrEnum):
+    """What a hunk's body line does; the value is its first character in the patch."""
+
+    CONTEXT = " "
+    REMOVED = "-"
+    ADDED = "+"
+
+
 @dataclass(frozen=True, slots=True)
 class PatchLine:
-    """One body line of a hunk: ``op`` is ``" "`` (context), ``"-"`` or ``"+"``.
+    """One body line of a hunk: context kept, a line removed or a line added.
 
     ``index`` is its 0-based line number within the patch text, for diagnostics.
     """
 
-    op: str
+    op: PatchOp
     text: str
     index: int
 
@@ -69,10 +78,10 @@ class Patch:
             deleted = 0
             inserted: list[str] = []
             for line in (*hunk.lines, None):
-                if line is not None and line.op != " ":
+                if line is not None and line.op is not PatchOp.CONTEXT:
                     if run_start is None:
                         run_start, deleted, inserted = old_line, 0, []
-                    if line.op == "-":
+                    if line.op is PatchOp.REMOVED:
                         deleted += 1
                         old_line += 1
                     else:
@@ -153,12 +162,13 @@ def parse_patch(text: str) -> Patch:
                 markers = True
                 index += 1
                 continue
-            op, content = (raw[0], raw[1:]) if raw else (" ", "")
-            if op not in " -+":
+            first, content = (raw[0], raw[1:]) if raw else (" ", "")
+            if first not in " -+":
                 break
+            op = PatchOp(first)
             body.append(PatchLine(op, content, index))
-            old_seen += op in " -"
-            new_seen += op in " +"
+            old_seen += op is not PatchOp.ADDED
+            new_seen += op is not PatchOp.REMOVED
             index += 1
         if index < len(lines) and lines[index] == _NO_NEWLINE:
             markers = True

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..export.jsonout import indented
 from ..export.sarif import SARIF_SCHEMA, SARIF_VERSION, driver
+from ..jsonout import indented
 from ..model import Library
 from .model import Finding, Review
 from .patch import Replacement, parse_patch

@@ -5,7 +5,6 @@ hook (``hooks:`` in ``mkdocs.yml``) that loads the library once per build, adds 
 the build, and publishes the exports of :func:`rlt_rules.export.site_files` next to them.
 """
 
-#: Environment variable naming the rules directory the site is built from (tests, previews).
+#: Environment variable naming the rules directory the site is built from (tests, previews);
+#: unset, it is :data:`rlt_rules.project.DEFAULT_RULES_DIR` next to ``mkdocs.yml``.
 RULES_DIR_ENV = "RLT_RULES_DIR"
-#: The rules directory when ``RLT_RULES_DIR`` is unset: ``rules/`` next to ``mkdocs.yml``.
-DEFAULT_RULES_DIR = "rules"

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..validate import ValidLibrary
+from ..project import ProjectCheck
 
-_provided: ValidLibrary | None = None
+_provided: ProjectCheck | None = None
 
 
 @contextmanager
-def provided(loaded: ValidLibrary) -> Iterator[None]:
+def provided(loaded: ProjectCheck) -> Iterator[None]:
     """Hand ``loaded`` to the builds that run inside this block, in this process."""
     global _provided
     if _provided is not None:
@@ -31,6 +31,6 @@ def provided(loaded: ValidLibrary) -> Iterator[None]:
         _provided = None
 
 
-def provided_library() -> ValidLibrary | None:
+def provided_library() -> ProjectCheck | None:
     """The library handed to the build running now, or None: then the hook loads it."""
     return _provided

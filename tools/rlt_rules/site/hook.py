@@ -36,20 +36,16 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import clean_directory
 from mkdocs.utils.meta import get_data
 
+from rlt_rules.atomic import write_atomic
 from rlt_rules.export import site_files
-from rlt_rules.export.atomic import write_atomic
 from rlt_rules.findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
-from rlt_rules.site import DEFAULT_RULES_DIR, RULES_DIR_ENV, pages
+from rlt_rules.project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
+from rlt_rules.schemas import load_schema, schema_dir
+from rlt_rules.site import RULES_DIR_ENV, pages
 from rlt_rules.site.handoff import provided_library
-from rlt_rules.validate import (
-    DocumentCache,
-    ValidLibrary,
-    load_schema,
-    load_validated,
-    schema_dir,
-)
+from rlt_rules.validate import DocumentCache
 
 log = logging.getLogger("mkdocs.hooks.rlt_rules")
 
@@ -63,7 +59,7 @@ class BuildInput:
     """What one build generates from: the validated library (its directory and release history
     with it), and whether the repository's sample review belongs in this site."""
 
-    valid: ValidLibrary
+    valid: ProjectCheck
     with_sample_review: bool
 
 
@@ -203,7 +199,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
-def _load(rules_dir: Path) -> ValidLibrary:
+def _load(rules_dir: Path) -> ProjectCheck:
     try:
         return load_validated(rules_dir, _preview.documents if _preview is not None else None)
     except LibraryError as error:
@@ -265,8 +261,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             pages.GeneratedPage(
                 REVIEW_URI,
                 review_page(current.valid.library, None),
-                True,
-                str(SAMPLE_DIR / SAMPLE_FINDINGS),
+                in_nav=True,
+                source=str(SAMPLE_DIR / SAMPLE_FINDINGS),
             ),
         )
     global _with_inserts

@@ -21,14 +21,16 @@ import re
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-from ..export.inert import inert_markdown
+from ..export.changelog import changelog_markdown
+from ..export.inert import inert_markdown, md_text
+from ..export.markdown import fence_for
 from ..export.text import OUTPUT_LINE, expected_output, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
 from ..pairs import ExamplePair, marked_lines, pairs_of
-from ..releases import NEXT, History, RuleHistory, changelog_markdown, rule_history
+from ..releases import NEXT, History, RuleHistory, rule_history
 
 INDEX_URI = "rules/index.md"
 #: The index page's table: an HTML insert (see :class:`GeneratedPage`).
@@ -44,8 +46,6 @@ HOME_URI = "index.md"
 RULE_PAGE_HIDES = ("navigation", "toc")
 
 
-# Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 _MARKER = re.compile(r"^<!--\s*rlt:([a-z-]+)\s*-->[ \t]*$", re.MULTILINE)
 _JSON_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 _BLOCK_START = re.compile(r"^(```|~~~|    |\t|[-*+] |\d+[.)] |#|>|\||<)")
@@ -63,6 +63,7 @@ class GeneratedPage:
 
     src_uri: str
     markdown: str
+    _: KW_ONLY
     in_nav: bool
     source: str | None
     html_inserts: tuple[tuple[str, str], ...] = ()
@@ -83,22 +84,6 @@ def html_marker(name: str) -> str:
     return f"<!-- rlt-html:{name} -->"
 
 
-@dataclass(frozen=True, slots=True)
-class RuleIndex:
-    """Each rule's position in reading order, by id: built once for all the pages of a build,
-    so that linking a rule to its neighbours and related rules does not scan the library."""
-
-    rules: tuple[Rule, ...]
-    positions: Mapping[str, int]
-
-    @classmethod
-    def of(cls, library: Library) -> RuleIndex:
-        return cls(library.rules, {rule.id: i for i, rule in enumerate(library.rules)})
-
-    def rule(self, rule_id: str) -> Rule:
-        return self.rules[self.positions[rule_id]]
-
-
 def rule_uri(rule_id: str) -> str:
     """Source URI of a rule's page; it is published at the permanent URL ``rules/<id>/``."""
     return f"rules/{rule_id}.md"
@@ -106,12 +91,6 @@ def rule_uri(rule_id: str) -> str:
 
 def category_uri(category_id: str) -> str:
     return f"categories/{category_id}.md"
-
-
-def md_text(text: str) -> str:
-    """Plain text made safe for inline Markdown and HTML: it renders as exactly these characters."""
-    # ``~`` has no Markdown escape; as an entity a "~~~" line cannot open a fenced block.
-    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("~", "&#126;")
 
 
 def markdown(text: str, *, at_line_start: bool = True) -> str:
@@ -192,8 +171,7 @@ def fenced(code: str, language: str, title: str | None = None, hl_lines: Iterabl
 
     ``hl_lines``: the 1-based lines of ``code`` to highlight (Pygments' ``hl_lines``).
     """
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = fence_for(code)
     options = f' title="{html.escape(title)}"' if title else ""
     highlighted = " ".join(str(line) for line in sorted(set(hl_lines)))
     if highlighted:
@@ -252,11 +230,10 @@ def generated_pages(
     pages' URLs directly (see :func:`index_page`)."""
     library_source = library.source.path if library.source is not None else None
     history = history if history is not None else History()
-    index = RuleIndex.of(library)
     pages = [
         GeneratedPage(
             rule_uri(rule.id),
-            rule_page(library, rule, rule_history(history, rule.id), index),
+            rule_page(library, rule, rule_history(history, rule.id)),
             in_nav=False,
             source=rule.source.path if rule.source is not None else None,
         )
@@ -265,22 +242,37 @@ def generated_pages(
     index_markdown, index_table = index_page(library, directory_urls)
     pages.append(
         GeneratedPage(
-            INDEX_URI, index_markdown, True, library_source, ((INDEX_TABLE, index_table),)
+            INDEX_URI,
+            index_markdown,
+            in_nav=True,
+            source=library_source,
+            html_inserts=((INDEX_TABLE, index_table),),
         )
     )
     pages.extend(
         GeneratedPage(
-            category_uri(category.id), category_page(library, category.id), True, library_source
+            category_uri(category.id),
+            category_page(library, category.id),
+            in_nav=True,
+            source=library_source,
         )
         for category in library.categories
     )
     pages.append(
         GeneratedPage(
-            FORMAT_URI, format_reference_page(rule_schema, library_schema), True, schema_source
+            FORMAT_URI,
+            format_reference_page(rule_schema, library_schema),
+            in_nav=True,
+            source=schema_source,
         )
     )
     pages.append(
-        GeneratedPage(CHANGELOG_URI, changelog_markdown(_inert_history(history)), True, None)
+        GeneratedPage(
+            CHANGELOG_URI,
+            changelog_markdown(history),
+            in_nav=True,
+            source=None,
+        )
     )
     return tuple(pages)
 
@@ -292,13 +284,8 @@ def rule_page(
     library: Library,
     rule: Rule,
     history: RuleHistory | None = None,
-    index: RuleIndex | None = None,
 ) -> str:
-    """A rule's page: everything the model holds about it, in reading order.
-
-    ``index`` is :meth:`RuleIndex.of` the library, passed in when building many pages.
-    """
-    index = index if index is not None else RuleIndex.of(library)
+    """A rule's page: everything the model holds about it, in reading order."""
     here = rule_uri(rule.id)
     category = library.category(rule.category)
     # Rule pages are not in the navigation: its sidebar gives way to the examples, side by side.
@@ -306,7 +293,7 @@ def rule_page(
     if rule.tags:
         out += ["tags:", *(f"  - {tag}" for tag in rule.tags)]
     out += ["---", "", f"# {rule_label(rule)}", ""]
-    out += _status_notice(index, rule)
+    out += _status_notice(library, rule)
     # The statement opens the page (and its search preview); the facts fit on one line.
     facts = [
         f"**Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
@@ -344,11 +331,11 @@ def rule_page(
     if rule.related:
         out += ["## Related rules", ""]
         out += [
-            f"- [{rule_label(index.rule(rid))}]({link(here, rule_uri(rid))})"
+            f"- [{rule_label(library.rule(rid))}]({link(here, rule_uri(rid))})"
             for rid in rule.related
         ]
         out.append("")
-    out += ["---", "", _reading_links(library, index, rule), ""]
+    out += ["---", "", _reading_links(library, rule), ""]
     return "\n".join(out)
 
 
@@ -372,10 +359,10 @@ def _anchor(version: str) -> str:
     return version.replace(".", "")
 
 
-def _reading_links(library: Library, index: RuleIndex, rule: Rule) -> str:
+def _reading_links(library: Library, rule: Rule) -> str:
     """Previous and next rule in reading order, and the way back to the category."""
     here = rule_uri(rule.id)
-    position = index.positions[rule.id]
+    position = library.position(rule.id)
     category = library.category(rule.category)
     parts = []
     if position > 0:
@@ -392,11 +379,11 @@ def _reading_links(library: Library, index: RuleIndex, rule: Rule) -> str:
     )
 
 
-def _status_notice(index: RuleIndex, rule: Rule) -> list[str]:
+def _status_notice(library: Library, rule: Rule) -> list[str]:
     here = rule_uri(rule.id)
     replacement = ""
     if rule.replaced_by is not None:
-        target = index.rule(rule.replaced_by)
+        target = library.rule(rule.replaced_by)
         replacement = f"[{rule_label(target)}]({link(here, rule_uri(target.id))})"
     if rule.status is Status.DEPRECATED:
         body = (
@@ -578,38 +565,6 @@ def _indent(text: str) -> str:
 
 def _list_item(text: str) -> str:
     return "-   " + text.replace("\n", "\n    ")
-
-
-def _inert_history(history: History) -> History:
-    """The history as the changelog prints it: released titles and retired reasons inert.
-
-    ``changelog_markdown`` inserts them into Markdown as they are; every release gets the same
-    treatment, so the changes between releases stay the same.
-    """
-    return replace(
-        history,
-        releases=tuple(
-            replace(
-                release,
-                library=replace(
-                    release.library,
-                    rules=tuple(
-                        replace(
-                            rule,
-                            title=markdown(rule.title, at_line_start=False),
-                            retired_reason=(
-                                None
-                                if rule.retired_reason is None
-                                else markdown(rule.retired_reason, at_line_start=False)
-                            ),
-                        )
-                        for rule in release.library.rules
-                    ),
-                ),
-            )
-            for release in history.releases
-        ),
-    )
 
 
 # --- index and category pages -----------------------------------------------------------------

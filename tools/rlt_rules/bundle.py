@@ -6,6 +6,9 @@ format of ``rule.schema.json``, examples included), ``example_outputs`` (the out
 example's ``#>`` lines promise) and ``content_hash``: ``sha256:`` + the hex digest of the
 canonical JSON of ``rules`` (keys sorted, no spaces, UTF-8).
 
+The format's writer lives here, below the exports: the bundle reader checks the hash and the
+outputs it computes, and a release is a bundle. ``rlt_rules.export`` lists it as ``json``.
+
 :func:`bundle_data` and :func:`render` are pure; the same library gives the same bytes.
 """
 
@@ -15,13 +18,13 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import Library, Rule
+from .about import NAME, VERSION
 from .jsonout import canonical, indented
-from .text import expected_output
+from .model import Library, Rule, expected_output
 
 FILE_NAME = "rules.json"
 SCHEMA_ID = "https://rlt-rules.example/schema/bundle.schema.json"
-GENERATOR = "rlt-rules"
+GENERATOR = NAME
 
 
 def content_hash(rules: list[dict[str, Any]]) -> str:
@@ -45,14 +48,10 @@ def example_outputs(rules: Iterable[Rule]) -> list[dict[str, Any]]:
 
 def bundle_data(library: Library) -> dict[str, Any]:
     """The bundle as plain JSON data."""
-    # Read at call time: rlt_rules/__init__.py imports load_bundle (and so this module)
-    # before it defines __version__.
-    from .. import __version__
-
     rules = [rule.to_dict() for rule in library.rules]
     return {
         "$schema": SCHEMA_ID,
-        "generator": {"name": GENERATOR, "version": __version__},
+        "generator": {"name": GENERATOR, "version": VERSION},
         "library": library.metadata_dict(),
         "rules": rules,
         "example_outputs": example_outputs(library.rules),
