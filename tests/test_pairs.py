@@ -12,7 +12,14 @@ from rule_edits import edit, problems
 import rlt_rules
 from rlt_rules.cli import main
 from rlt_rules.model import ExampleKind, Status
-from rlt_rules.pairs import MIN_PAIR_RATIO, marked_lines, markers, pairs_of, similarity
+from rlt_rules.pairs import (
+    MIN_PAIR_RATIO,
+    ExamplePair,
+    marked_lines,
+    markers,
+    pairs_of,
+    similarity,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
@@ -210,3 +217,13 @@ def test_scaffolded_rule_asks_for_markers(tmp_path: Path) -> None:
     assert any("has no '# R06:' marker" in line for line in library_problems)
     assert ExampleKind.GOOD  # the scaffold pairs its two examples: no unpaired diagnostic
     assert not any("counterpart" in line for line in library_problems)
+
+
+def test_diff_keeps_code_lines_that_look_like_diff_headers() -> None:
+    from rlt_rules.model import Example
+
+    bad = Example("p", ExampleKind.BAD, "t", "e", "x = 1\n--x\ny = 2\n")
+    good = Example("p", ExampleKind.GOOD, "t", "e", "x = 1\n++x\ny = 2\n")
+    pair = ExamplePair("R01", "p", bad, good)
+    assert pair.diff(context=0) == ("@@ -2 +2 @@", "---x", "+++x")
+    assert pair.changed_lines() == (1, 1)

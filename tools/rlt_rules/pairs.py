@@ -119,7 +119,9 @@ class ExamplePair:
             lineterm="",
             n=context,
         )
-        return tuple(line for line in lines if not line.startswith(("---", "+++")))
+        # The first two lines are the file headers ("--- ", "+++ "); a removed code line may
+        # itself start with "--", so only the headers are dropped, by position.
+        return tuple(lines)[2:]
 
     def changed_lines(self) -> tuple[int, int]:
         """How many lines the correction removes from the bad and adds in the good."""
