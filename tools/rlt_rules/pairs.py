@@ -19,10 +19,12 @@ import difflib
 import io
 import re
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .load import Document
+from .memo import Recent
 from .model import Diagnostic, Example, ExampleKind, Rule, Status
 
 #: A marker comment's text: ``# R03: reason``. The id is the marker's rule.
@@ -68,9 +70,39 @@ def _indent(text: str) -> int:
 
 def marked_lines(code: str, rule_id: str) -> frozenset[int]:
     """The 1-based lines of ``code`` that ``rule_id``'s markers cover."""
+    return _covered_lines(code, markers(code), rule_id)
+
+
+class MarkerCache:
+    """The markers of each example's code, found once per distinct code.
+
+    The validator (:func:`pair_diagnostics`) and the site's rule pages both read every
+    example's markers; given one cache, they tokenize each code once, and a live preview that
+    keeps the cache across its builds tokenizes only the code an edit changed. Its owner calls
+    :meth:`next_generation` once per build (see :class:`~rlt_rules.memo.Recent`).
+    """
+
+    __slots__ = ("_found",)
+
+    def __init__(self) -> None:
+        self._found: Recent[str, tuple[Marker, ...]] = Recent()
+
+    def markers(self, code: str) -> tuple[Marker, ...]:
+        """:func:`markers`, remembered."""
+        return self._found.get(code, markers)
+
+    def marked_lines(self, code: str, rule_id: str) -> frozenset[int]:
+        """:func:`marked_lines`, from the remembered markers."""
+        return _covered_lines(code, self.markers(code), rule_id)
+
+    def next_generation(self) -> None:
+        self._found.next_generation()
+
+
+def _covered_lines(code: str, found: tuple[Marker, ...], rule_id: str) -> frozenset[int]:
     lines = code.splitlines()
     covered: set[int] = set()
-    for marker in markers(code):
+    for marker in found:
         if marker.rule_id != rule_id:
             continue
         covered.add(marker.line)
@@ -152,10 +184,13 @@ def pair_of(rule: Rule, example: Example) -> ExamplePair | None:
     return None
 
 
-def pair_diagnostics(doc: Document) -> list[Diagnostic]:
+def pair_diagnostics(
+    doc: Document, find_markers: Callable[[str], tuple[Marker, ...]] = markers
+) -> list[Diagnostic]:
     """The pair contract of one rule file: every example paired, every example marked.
 
     Runs on the loaded document, so each problem is reported where the example is written.
+    ``find_markers`` is :func:`markers` or a :class:`MarkerCache`'s.
     """
     rule_id = doc.data.get("id")
     examples = doc.data.get("examples")
@@ -192,7 +227,7 @@ def pair_diagnostics(doc: Document) -> list[Diagnostic]:
         if (
             check_markers
             and isinstance(code, str)
-            and not any(m.rule_id == rule_id for m in markers(code))
+            and not any(m.rule_id == rule_id for m in find_markers(code))
         ):
             what = "the lines that break the rule" if kind == "bad" else "the correction"
             at(

@@ -17,7 +17,7 @@ import jsonschema
 
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
-from .pairs import pair_diagnostics
+from .pairs import MarkerCache, markers, pair_diagnostics
 from .schemas import validator_for
 
 LIBRARY_FILE = "library.yaml"
@@ -53,11 +53,15 @@ class DocumentCache:
     preview): a file whose bytes did not change is not parsed or checked again. The documents
     and diagnostics are the ones a fresh load gives; the cross-record and release checks
     always run. Entries for files not seen by the latest validation are dropped.
+
+    ``markers`` holds the examples' markers the pair checks read; whoever else reads them
+    (the site's rule pages) can share it, so that each example is tokenized once.
     """
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str, bytes], tuple[LoadResult, list[Diagnostic]]] = {}
         self._seen: set[tuple[str, str, bytes]] = set()
+        self.markers = MarkerCache()
 
     def load(self, path: Path, shown: str, schema_name: str) -> tuple[LoadResult, list[Diagnostic]]:
         read = read_source(path, shown)
@@ -70,9 +74,11 @@ class DocumentCache:
         return self._entries[key]
 
     def forget_unseen(self) -> None:
-        """Drop the files the validation that just ended did not read."""
+        """Drop the files the validation that just ended did not read (and the markers of
+        code not read since the validation before)."""
         self._entries = {key: self._entries[key] for key in self._seen if key in self._entries}
         self._seen = set()
+        self.markers.next_generation()
 
 
 def _parse_and_check(
@@ -162,8 +168,9 @@ def check_records(
     diagnostics.extend(
         _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
     )
+    find_markers = cache.markers.markers if cache is not None else markers
     for doc in rule_docs:
-        diagnostics.extend(pair_diagnostics(doc))
+        diagnostics.extend(pair_diagnostics(doc, find_markers))
     if cache is not None:
         cache.forget_unseen()
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
