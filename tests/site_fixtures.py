@@ -75,15 +75,13 @@ def build_site(rules_dir: Path, site_dir: Path) -> BuiltSite:
 
 
 def make_project(destination: Path, rules_dir: Path) -> Path:
-    """A copy of what a site build reads (mkdocs.yml, site/, the hook, a rules directory)."""
+    """A copy of what a site build reads: mkdocs.yml, site/, a rules directory, and the theme
+    overrides mkdocs.yml names (the plugin itself is the installed package's)."""
     destination.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "mkdocs.yml", destination / "mkdocs.yml")
     shutil.copytree(ROOT / "site", destination / "site")
-    shutil.copytree(
-        ROOT / "tools" / "rlt_rules" / "site",
-        destination / "tools" / "rlt_rules" / "site",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
+    overrides = Path("tools") / "rlt_rules" / "site" / "overrides"
+    shutil.copytree(ROOT / overrides, destination / overrides)
     shutil.copytree(rules_dir, destination / "rules")
     return destination
 

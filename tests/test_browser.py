@@ -21,7 +21,7 @@ from rlt_rules import Library
 from rlt_rules.export.text import expected_output
 from rlt_rules.model import Example, Rule
 from rlt_rules.pairs import pairs_of
-from rlt_rules.site.pages import differing_lines, shown_marked_lines, split_output
+from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]

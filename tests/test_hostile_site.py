@@ -26,7 +26,7 @@ from playwright.sync_api import Page, expect
 from rlt_rules import Library, load_bundle, load_library
 from rlt_rules.export import render
 from rlt_rules.export.inert import SAFE_SCHEMES, inert_library, inert_markdown
-from rlt_rules.site.pages import markdown as site_markdown
+from rlt_rules.site.markup import markdown as site_markdown
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -264,7 +264,7 @@ _AFTER = "\n\nafter `x` and [l](https://example.com/)\n\n```\n<script>after</scr
 def _site_placements(text: str) -> Iterator[str]:
     """The field where the site's pages put Markdown: a block, a list item, the preamble's
     blockquote, and an example's explanation in its tab (also nested inside the example's
-    ``div``, as ``pages._example_body`` puts it)."""
+    ``div``, as ``examples_section._example_body`` puts it)."""
     yield site_markdown(text)
     yield "-   " + site_markdown(text, at_line_start=False).replace("\n", "\n    ")
     yield textwrap.indent(site_markdown(text), "> ", lambda line: True)

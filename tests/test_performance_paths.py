@@ -27,7 +27,8 @@ from rlt_rules.export.inert import inert_library, inert_markdown, inert_text
 from rlt_rules.export.markdown import encode_blocks, join_blocks
 from rlt_rules.export.text import expected_output
 from rlt_rules.jsonout import canonical, indented
-from rlt_rules.site import pages
+from rlt_rules.site import markup
+from rlt_rules.site.rule_page import RulePageCache, rule_page
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = {
@@ -224,13 +225,20 @@ class PreviewSession:
     """``mkdocs serve --dirty`` without the server: the same builds, in this process.
 
     MkDocs' ``serve`` runs ``build(config, dirty=True)`` once per change with a freshly loaded
-    configuration and the plugin instances (and this hook module) kept; so does this class.
+    configuration and the plugin instances kept; so does this class. MkDocs keeps a plugin
+    instance that has ``on_startup`` for the whole process: the session ends it with
+    ``on_shutdown``, as ``serve`` does.
     """
 
     def __init__(self, site_dir: Path) -> None:
         self.site_dir = site_dir
-        self.rendered: list[set[str]] = []
+
+    def __enter__(self) -> PreviewSession:
         self.config().plugins.on_startup(command="serve", dirty=True)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.config().plugins.on_shutdown()
 
     def config(self):
         from mkdocs.config import load_config
@@ -238,7 +246,8 @@ class PreviewSession:
         return load_config(str(ROOT / "mkdocs.yml"), site_dir=str(self.site_dir))
 
     def build(self) -> set[str]:
-        """Build; return the HTML files written by this build."""
+        """Build; return the pages written by this build (not 404.html: MkDocs writes the
+        theme's templates every time)."""
         from mkdocs.commands.build import build
 
         before = {path: path.stat().st_mtime_ns for path in self.site_dir.rglob("*.html")}
@@ -246,7 +255,7 @@ class PreviewSession:
         return {
             path.relative_to(self.site_dir).as_posix()
             for path in self.site_dir.rglob("*.html")
-            if before.get(path) != path.stat().st_mtime_ns
+            if before.get(path) != path.stat().st_mtime_ns and path.name != "404.html"
         }
 
 
@@ -266,11 +275,7 @@ def site_contents(site_dir: Path) -> dict[str, object]:
         if not path.is_file():
             continue
         relative = path.relative_to(site_dir).as_posix()
-        if relative == "search/search_index.json":
-            index = json.loads(path.read_bytes())
-            docs = sorted(json.dumps(doc, sort_keys=True) for doc in index["docs"])
-            contents[relative] = (index["config"], docs)
-        elif relative.endswith(".gz"):
+        if relative.endswith(".gz"):
             contents[relative] = gzip.decompress(path.read_bytes())  # its header has a time
         else:
             contents[relative] = path.read_bytes()
@@ -291,7 +296,11 @@ def test_preview_rebuilds_only_changed_pages_and_equals_a_clean_build(
     shutil.copytree(LIBRARIES["real"], rules, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("RLT_RULES_DIR", str(rules))
     monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
-    session = PreviewSession(tmp_path / "preview")
+    with PreviewSession(tmp_path / "preview") as session:
+        _edit_while_previewing(session, rules, tmp_path)
+
+
+def _edit_while_previewing(session: PreviewSession, rules: Path, tmp_path: Path) -> None:
     first = session.build()
     assert "rules/R05/index.html" in first and "rules/R12/index.html" in first
 
@@ -305,36 +314,55 @@ def test_preview_rebuilds_only_changed_pages_and_equals_a_clean_build(
     edit(rules / "R05.yaml", "statement: |-\n  ", "statement: |-\n  Preview edit one. ")
     rebuilt = session.build()
     category = f"categories/{load_library(rules).rule('R05').category}/index.html"
-    assert {"rules/R05/index.html", category} <= rebuilt
-    assert not rebuilt & {"rules/R12/index.html", "rules/index.html", "tags/index.html"}
-    assert not rebuilt & {"index.html", "authoring/index.html"}
+    assert rebuilt == {"rules/R05/index.html", category}
     assert "preview edit one" in (session.site_dir / "rules/filter-text.json").read_text()
     check("statement")
 
-    # A title: also the neighbours' reading links, the related rules' lists, the index and
-    # the tags page, which lists every rule by title.
+    # A title: also the neighbours' reading links, the related rules' lists, the index, the
+    # reading path on the home page and the tags page, which lists every rule by title.
     edit(rules / "R05.yaml", "title: ", "title: Renamed, ")
     rebuilt = session.build()
     assert {"rules/R04/index.html", "rules/R06/index.html", "rules/index.html"} <= rebuilt
-    assert "tags/index.html" in rebuilt
+    assert {"tags/index.html", "index.html"} <= rebuilt
     assert "rules/R12/index.html" not in rebuilt
     check("title")
 
-    # Tags: the tags page lists every rule, so everything is rendered again.
+    # Tags: the rule's page (its chips), the index (its filter) and the tags page.
     edit(rules / "R05.yaml", "tags: [", "tags: [preview-tag, ")
-    assert "rules/R12/index.html" in session.build()
+    rebuilt = session.build()
+    assert {"rules/R05/index.html", "rules/index.html", "tags/index.html"} <= rebuilt
+    assert "rules/R12/index.html" not in rebuilt
     check("tags")
+
+    # A new rule, then that rule gone: its page, its neighbour, its category, the index...
+    new_rule = (rules / "R17.yaml").read_text(encoding="utf-8")
+    new_rule = new_rule.replace("id: R17", "id: R18").replace("# R17:", "# R18:")
+    new_rule = new_rule.replace("since: 1.0.0", "since: next")
+    (rules / "R18.yaml").write_text(new_rule, encoding="utf-8")
+    rebuilt = session.build()
+    assert {"rules/R18/index.html", "rules/R17/index.html", "rules/index.html"} <= rebuilt
+    assert "rules/R12/index.html" not in rebuilt
+    check("new-rule")
+    (rules / "R18.yaml").unlink()
+    rebuilt = session.build()
+    assert "rules/R17/index.html" in rebuilt and "rules/R12/index.html" not in rebuilt
+    assert not (session.site_dir / "rules" / "R18").exists()
+    check("rule-gone")
 
     # An invalid library fails the build before anything is written; fixing it rebuilds
     # only what changed since the last good build.
     saved = (rules / "R07.yaml").read_text(encoding="utf-8")
     (rules / "R07.yaml").write_text(saved.replace("category: ", "category: nowhere-"), "utf-8")
-    with pytest.raises(Abort, match="BuildError"):  # the hook's PluginError
+    with pytest.raises(Abort, match="BuildError"):  # the plugin's PluginError
         session.build()
     (rules / "R07.yaml").write_text(saved.replace("impact: |-\n  ", "impact: |-\n  New. "), "utf-8")
     rebuilt = session.build()
     assert "rules/R07/index.html" in rebuilt and "rules/R12/index.html" not in rebuilt
     check("after-error")
+
+    # Nothing changed: no page is rendered.
+    assert session.build() == set()
+    check("unchanged")
 
 
 def test_page_links_match_posixpath_relpath() -> None:
@@ -353,19 +381,30 @@ def test_page_links_match_posixpath_relpath() -> None:
     for here in uris:
         for there in uris:
             expected = posixpath.relpath(there, posixpath.dirname(here) or ".")
-            assert pages.link(here, there) == expected, (here, there)
-    assert pages.link("rules/R03.md", "changelog.md", "100") == "../changelog.md#100"
+            assert markup.link(here, there) == expected, (here, there)
+    assert markup.link("rules/R03.md", "changelog.md", "100") == "../changelog.md#100"
 
 
-def test_examples_section_is_reused_only_for_equal_examples() -> None:
+def test_rule_pages_are_reused_only_for_equal_inputs() -> None:
+    """A :class:`RulePageCache` kept across builds gives what a fresh one gives."""
     library = load_library(LIBRARIES["real"])
+    cache = RulePageCache()
     rule = library.rule("R17")
-    first = pages.rule_page(library, rule)
+    first = rule_page(library, rule, cache=cache)
+    assert first == rule_page(library, rule)
     changed = replace(rule.examples[0], explanation="A different explanation.")
     edited = replace(rule, examples=(changed, *rule.examples[1:]))
-    second = pages.rule_page(library, edited)
+    cache.next_generation()
+    second = rule_page(library, edited, cache=cache)
     assert "A different explanation." in second and "A different explanation." not in first
-    assert pages.rule_page(library, rule) == first
+    assert second == rule_page(library, edited)
+    assert rule_page(library, rule, cache=cache) == first
+    # A neighbour's title is part of a page's input.
+    renamed = replace(library.rule("R16"), title="A renamed neighbour")
+    neighbours = replace(
+        library, rules=tuple(renamed if r.id == "R16" else r for r in library.rules)
+    )
+    assert "A renamed neighbour" in rule_page(neighbours, rule, cache=cache)
 
 
 @pytest.mark.parametrize("directory_urls", [True, False])
@@ -381,6 +420,6 @@ def test_raw_html_links_are_the_urls_mkdocs_writes(directory_urls: bool) -> None
         here_url = File(here, "", "", directory_urls).url
         for there in uris:
             there_url = File(there, "", "", directory_urls).url
-            assert pages.page_url(there, directory_urls) == there_url.removeprefix("./"), there
+            assert markup.page_url(there, directory_urls) == there_url.removeprefix("./"), there
             expected = get_relative_url(there_url, here_url)
-            assert pages.href(here, there, directory_urls) == expected, (here, there)
+            assert markup.href(here, there, directory_urls) == expected, (here, there)

@@ -25,14 +25,8 @@ from rlt_rules.model import Status
 from rlt_rules.pairs import pairs_of
 from rlt_rules.project import load_validated
 from rlt_rules.schemas import load_schema
-from rlt_rules.site import handoff
-from rlt_rules.site.pages import (
-    differing_lines,
-    md_text,
-    rule_label,
-    shown_marked_lines,
-    split_output,
-)
+from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
+from rlt_rules.site.markup import md_text, rule_label
 
 # The shared fixtures are a plugin (one session build for both site test modules); register it
 # for assertion rewriting before importing its helpers here.
@@ -104,7 +98,7 @@ def test_invalid_library_stops_the_build_with_positions(tmp_path: Path) -> None:
     assert not site_dir.exists()
 
 
-def test_hook_reports_an_invalid_library_when_mkdocs_runs_directly(tmp_path: Path) -> None:
+def test_plugin_reports_an_invalid_library_when_mkdocs_runs_directly(tmp_path: Path) -> None:
     project = make_project(tmp_path / "project", FIXTURE_RULES)
     (project / "rules" / "R09.yaml").unlink()  # R09 is gone: nothing else refers to it
     (project / "rules" / "R17.yaml").write_text("id: R17\n", encoding="utf-8")
@@ -551,13 +545,16 @@ def test_exports_link_this_versions_pages(built_site: BuiltSite) -> None:
     assert help_uris[0] == f"https://rlt-rules.example/{version}/rules/R01/"
 
 
-def test_site_build_hands_its_loaded_library_to_the_hook(
+def test_site_build_hands_its_loaded_library_to_the_plugin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``site build`` validates the rules, then runs MkDocs in the same process: the hook uses
-    the library handed over instead of loading the files again."""
+    """``site build`` validates the rules, then runs MkDocs in the same process: the plugin
+    builds the library handed over instead of loading the files again."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
+
+    from rlt_rules import cli
+    from rlt_rules.commands import site as site_command
 
     project = make_project(tmp_path / "project", FIXTURE_RULES)
     valid = load_validated(project / "rules")
@@ -566,19 +563,18 @@ def test_site_build_hands_its_loaded_library_to_the_hook(
     handed = dataclasses.replace(
         valid, library=dataclasses.replace(valid.library, rules=(in_memory, *others))
     )
+    monkeypatch.setattr(site_command, "load_validated", lambda rules_dir, cache=None: handed)
     monkeypatch.chdir(project)
     monkeypatch.delenv("RLT_RULES_DIR", raising=False)
 
     def built_title(site_dir: Path) -> str:
-        build(load_config(str(project / "mkdocs.yml"), site_dir=str(site_dir)))
         page = (site_dir / "rules" / first.id / "index.html").read_text(encoding="utf-8")
         return re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S).group(1)
 
-    with handoff.provided(handed):
-        assert "A title held only in memory" in built_title(tmp_path / "handed")
-        with pytest.raises(RuntimeError, match="already handed"):
-            handoff.provided(handed).__enter__()
-    assert handoff.provided_library() is None
-    # Without a handoff (mkdocs build, mike) the hook loads the files.
+    assert cli.main(["site", "build", "--site-dir", str(tmp_path / "handed")]) == 0
+    assert "A title held only in memory" in built_title(tmp_path / "handed")
+    # A library is handed to one build: MkDocs run directly (mkdocs build, mike) loads the
+    # files, even with the same plugin instance in the same process.
+    build(load_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "loaded")))
     loaded = built_title(tmp_path / "loaded")
     assert first.id in loaded and "A title held only in memory" not in loaded

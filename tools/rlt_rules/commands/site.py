@@ -2,15 +2,16 @@
 
 Each subcommand validates the library first (so an invalid library exits 1 with every problem
 as path:line:column, before MkDocs starts). ``build`` then runs MkDocs in this process and hands
-the site hook the library it loaded (:mod:`rlt_rules.site.handoff`); ``serve`` and ``deploy``
-run ``mkdocs``/``mike`` from this Python environment as children, with ``RLT_RULES_DIR`` naming
-the rules directory for the hook.
+the site plugin the library it loaded (:meth:`rlt_rules.site.plugin.RulesPlugin.hand_over`);
+``serve`` and ``deploy`` run ``mkdocs``/``mike`` from this Python environment as children, with
+``RLT_RULES_DIR`` naming the rules directory for the plugin.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import logging
 import os
 import re
 import shutil
@@ -23,7 +24,7 @@ from pathlib import Path
 from ..atomic import process_running
 from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from ..site import RULES_DIR_ENV
-from ..site.handoff import provided
+from ..validate import DocumentCache
 from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 
 DEFAULT_CONFIG = "mkdocs.yml"
@@ -98,7 +99,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Path, ProjectCheck]:
+def _prepare(
+    args: argparse.Namespace, cache: DocumentCache | None = None
+) -> tuple[Path, ProjectCheck]:
     """Check the configuration and load (validate) the library."""
     config = Path(args.config_file)
     if not config.is_file():
@@ -106,7 +109,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Path, ProjectCheck]:
     rules_dir = Path(args.rules) if args.rules else config.resolve().parent / DEFAULT_RULES_DIR
     if not rules_dir.is_dir():
         raise UsageError(f"{rules_dir}: no such directory")
-    return config, load_validated(rules_dir)  # LibraryError: the CLI prints each problem
+    return config, load_validated(rules_dir, cache)  # LibraryError: the CLI prints each problem
 
 
 def _child_environment(loaded: ProjectCheck) -> dict[str, str]:
@@ -175,15 +178,13 @@ def run_build(args: argparse.Namespace) -> int:
     """
     if Path(args.config_file).is_file():  # first, so a failing build still restores a site
         recover_interrupted_build(_build_target(args, Path(args.config_file)))
-    config, loaded = _prepare(args)
+    documents = DocumentCache()  # the plugin reads the examples' markers found here
+    config, loaded = _prepare(args, documents)
     target = _build_target(args, config)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=_work_prefix(target, "building")))
-    arguments = ["build", "--config-file", str(config), "--site-dir", str(staging)]
-    if args.strict:
-        arguments.append("--strict")
     try:
-        status = _mkdocs_in_process(arguments, loaded)
+        status = _mkdocs_build(config, staging, args.strict, loaded, documents)
         if status == EXIT_OK:
             _swap_in(staging, target)
             print(f"site built in {target}")
@@ -192,24 +193,57 @@ def run_build(args: argparse.Namespace) -> int:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _mkdocs_in_process(arguments: list[str], loaded: ProjectCheck) -> int:
-    """Run MkDocs' own command line in this process, its hook given the library loaded here.
+def _mkdocs_build(
+    config_file: Path,
+    site_dir: Path,
+    strict: bool,
+    loaded: ProjectCheck,
+    documents: DocumentCache,
+) -> int:
+    """``mkdocs build`` in this process, its rlt-rules plugin handed the library loaded here.
 
     One process, not two: Python's start-up, the imports and loading the library are paid once.
-    MkDocs' messages, strict mode and exit status are those of ``mkdocs build``.
+    The steps, messages, strict mode and exit status are those of ``mkdocs build``.
     """
     # mkdocs is an optional dependency (the "site" extra): imported only by the site commands.
-    import click
-    from mkdocs.__main__ import cli as mkdocs_cli
+    from mkdocs.__main__ import ColorFormatter  # its command line's log format
 
-    with provided(loaded):
+    # (the same optional dependency)
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    # The site package needs mkdocs (optional dependency): imported only here.
+    from ..site.plugin import RulesPlugin
+
+    logger = logging.getLogger("mkdocs")
+    handler = logging.StreamHandler()
+    handler.setFormatter(ColorFormatter())
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
         try:
-            mkdocs_cli.main(arguments, prog_name="mkdocs", standalone_mode=False)
-        except click.exceptions.Abort as interrupted:  # how click reports a Ctrl-C
-            raise KeyboardInterrupt from interrupted
-        except click.ClickException as error:  # mkdocs' Abort, ConfigurationError...
+            config = load_config(
+                str(config_file), site_dir=str(site_dir), strict=True if strict else None
+            )
+            plugin = next((p for p in config.plugins.values() if isinstance(p, RulesPlugin)), None)
+            if plugin is None:
+                raise UsageError(f"{config_file}: plugins must list rlt-rules")
+            config.plugins.on_startup(command="build", dirty=False)
+            try:
+                plugin.hand_over(loaded, documents)
+                build(config)
+            finally:
+                config.plugins.on_shutdown()
+        except MkDocsException as error:  # BuildError, ConfigurationError, strict mode's Abort
             error.show()
             return EXIT_INVALID
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
     return EXIT_OK
 
 

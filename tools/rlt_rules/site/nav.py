@@ -1,0 +1,91 @@
+"""Where generated pages meet MkDocs' configuration: the navigation and "edit this page" links.
+
+The category pages join ``mkdocs.yml``'s ``nav`` after ``rules/index.md``, the sample review
+at its end; rule pages stay out of it (a thousand entries in every page's sidebar would make
+the site grow with the square of the library).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import posixpath
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from ..model import Library
+from .markup import INDEX_URI, category_uri
+from .pages import REVIEW_TITLE, REVIEW_URI
+
+
+def add_generated_pages_to_nav(nav: list, library: Library, with_sample_review: bool) -> None:
+    """The category pages after ``rules/index.md`` and the sample review at the end (once)."""
+    add_categories_to_nav(nav, library)
+    if with_sample_review:
+        entry = {REVIEW_TITLE: REVIEW_URI}
+        if entry not in nav:
+            nav.append(entry)
+
+
+def add_categories_to_nav(nav: list, library: Library) -> None:
+    """Insert the category pages after ``rules/index.md`` in its nav section (once)."""
+    section = _nav_section_holding(nav, INDEX_URI)
+    if section is None:
+        raise PluginError(
+            f"mkdocs.yml: the nav must list {INDEX_URI}; the rlt-rules plugin adds the "
+            "category pages after it"
+        )
+    listed = {_nav_target(item) for item in section}
+    position = next(i for i, item in enumerate(section) if _nav_target(item) == INDEX_URI)
+    additions = [
+        # Nav titles reach the HTML unescaped; a category title is plain text.
+        {html.escape(category.title): category_uri(category.id)}
+        for category in library.categories
+        if category_uri(category.id) not in listed
+    ]
+    section[position + 1 : position + 1] = additions
+
+
+def _nav_target(item: object) -> object:
+    if isinstance(item, dict) and len(item) == 1:
+        return next(iter(item.values()))
+    return item
+
+
+def _nav_section_holding(nav: list, target: str) -> list | None:
+    for item in nav:
+        value = _nav_target(item)
+        if value == target:
+            return nav
+        if isinstance(value, list):
+            found = _nav_section_holding(value, target)
+            if found is not None:
+                return found
+    return None
+
+
+class EditLinks:
+    """Each generated page's source file as MkDocs' ``edit_uri`` wants it: relative to the docs
+    dir (``../rules/R03.yaml``).
+
+    ``edit_uri`` in mkdocs.yml points at the docs dir in the repository, so MkDocs joins this to
+    the repository URL of the YAML file itself. Files outside the repository get no edit link.
+    One per build: each folder is resolved once, not once per file.
+    """
+
+    def __init__(self, docs_dir: Path) -> None:
+        self._docs_dir = docs_dir.resolve()
+        self._folders: dict[str, Path] = {}
+
+    def edit_uri(self, source: str | None) -> str | None:
+        if source is None:
+            return None
+        folder, name = os.path.split(source)
+        resolved = self._folders.get(folder)
+        if resolved is None:
+            resolved = self._folders[folder] = Path(folder).resolve()
+        path = resolved / name
+        if not path.is_relative_to(self._docs_dir.parent):
+            return None
+        return posixpath.relpath(path.as_posix(), self._docs_dir.as_posix())

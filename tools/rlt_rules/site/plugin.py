@@ -1,0 +1,362 @@
+"""The MkDocs plugin (``plugins: [rlt-rules]`` in ``mkdocs.yml``, registered through the
+``mkdocs.plugins`` entry point): the rule library's pages and exports in the site.
+
+Per build (:class:`SiteBuild`, made by ``on_config``): the validated library (from the
+``rules_dir`` option or ``$RLT_RULES_DIR``, default ``rules/`` next to ``mkdocs.yml``; or the
+one ``rlt-rules site build`` hands over, :meth:`RulesPlugin.hand_over`) and the category pages
+added to the nav; ``on_files`` adds the generated pages (:mod:`.pages`); ``on_page_markdown``
+fills the ``<!-- rlt:NAME -->`` markers of hand-written pages (:mod:`.markers`);
+``on_page_content`` puts HTML inserts and the tags listing in place; ``on_page_context`` gives
+rule pages their tag chips (:mod:`.tags`); ``on_post_build`` writes
+:func:`rlt_rules.export.site_files` and ``tags.json`` under ``site_dir``.
+
+Across builds the plugin instance keeps caches that never change what a build produces (parsed
+rule files, examples' markers, rule pages' Markdown), and, while ``mkdocs serve --dirty`` runs,
+the live preview's memory (:class:`~.preview.Preview`): a rebuild renders only the pages whose
+input changed, so editing one rule of 1,000 shows in about a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+
+from ..atomic import write_atomic
+from ..export import site_files
+from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
+from ..model import LibraryError, Rule
+from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
+from ..validate import DocumentCache
+from . import RULES_DIR_ENV
+from .listing import index_filter_text
+from .markers import MARKERS, Filled, fill_markers
+from .markup import INDEX_TEXT_URI, GeneratedPage, rule_uri
+from .nav import EditLinks, add_generated_pages_to_nav
+from .pages import SiteInput, generated_pages
+from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild, output_path
+from .rule_page import RulePageCache
+from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
+
+log = logging.getLogger("mkdocs.plugins.rlt_rules")
+
+
+class RulesPluginConfig(Config):
+    #: The rules folder, relative to ``mkdocs.yml``; ``$RLT_RULES_DIR`` overrides it.
+    rules_dir = c.Type(str, default=DEFAULT_RULES_DIR)
+
+
+@dataclass(slots=True)
+class SiteBuild:
+    """One build: made by ``on_config``, read by that build's later events."""
+
+    valid: ProjectCheck
+    site: SiteInput
+    tags: TagIndex
+    #: Set by ``on_files``: the generated pages by source URI, the hand-written page that
+    #: lists the tags (if any), and the rule of each rule page.
+    generated: dict[str, GeneratedPage] = field(default_factory=dict)
+    listing_uri: str | None = None
+    rules_by_uri: dict[str, Rule] = field(default_factory=dict)
+    #: Set by ``on_nav``: every page's source URI, in the order MkDocs renders them.
+    page_order: tuple[str, ...] = ()
+    #: A live preview's part of this build (None outside ``mkdocs serve --dirty``).
+    preview: PreviewBuild | None = None
+
+
+class _UnchangedPage(File):
+    """A generated page whose input is the same as in the previous preview build."""
+
+    def is_modified(self) -> bool:
+        return False
+
+
+class RulesPlugin(BasePlugin[RulesPluginConfig]):
+    """The rule library's pages, tags and exports in an MkDocs (Material) site."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: Caches kept across builds: they change how fast a build is, never what it makes.
+        self._documents = DocumentCache()
+        self._pages = RulePageCache(self._documents.markers)
+        #: The live preview's memory while ``mkdocs serve --dirty`` runs, else None.
+        self._preview: Preview | None = None
+        #: A library ``rlt-rules site build`` validated for the next build.
+        self._handed: ProjectCheck | None = None
+        self._build: SiteBuild | None = None
+
+    # --- lifetime ----------------------------------------------------------------------------
+
+    def hand_over(self, loaded: ProjectCheck, documents: DocumentCache | None = None) -> None:
+        """Build the next site from ``loaded`` instead of loading the rules folder again.
+
+        ``documents``: the cache it was validated with, whose examples' markers the rule pages
+        then read instead of tokenizing every example again.
+        """
+        self._handed = loaded
+        if documents is not None:
+            self._documents = documents
+            self._pages = RulePageCache(documents.markers)
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._close_preview()
+        if command == "serve" and dirty:
+            self._preview = Preview()
+
+    def on_shutdown(self) -> None:
+        self._close_preview()
+
+    def _close_preview(self) -> None:
+        if self._preview is not None:
+            self._preview.close()
+        self._preview = None
+
+    def _current(self) -> SiteBuild:
+        if self._build is None:
+            raise PluginError("rlt-rules plugin: on_config did not run before this event")
+        return self._build
+
+    # --- configuration and files -------------------------------------------------------------
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self._build = None
+        self._pages.next_generation()
+        valid = self._handed or self._load(self.rules_dir(config))
+        self._handed = None
+        library = valid.library
+        assert library is not None and valid.history is not None
+        # The sample review (samples/review beside this package's repository) cites the
+        # repository's own rules: it belongs in that library's site only, not in one built from
+        # another rules directory (RLT_RULES_DIR, test fixtures, a copied project).
+        own_rules = (SAMPLE_DIR.parents[1] / DEFAULT_RULES_DIR).resolve()
+        with_review = valid.rules_dir == own_rules and (SAMPLE_DIR / SAMPLE_FINDINGS).is_file()
+        site = SiteInput(
+            library, valid.history, config.use_directory_urls, with_review, self._pages
+        )
+        self._build = SiteBuild(valid, site, TagIndex.of(library))
+        if config.nav is not None:  # else MkDocs builds the nav from the files, categories too
+            add_generated_pages_to_nav(config.nav, library, with_review)
+        log.info("rlt-rules: %d rules from %s", len(library.rules), valid.rules_dir)
+        return config
+
+    def rules_dir(self, config: MkDocsConfig) -> Path:
+        """``$RLT_RULES_DIR`` (relative to the working directory), else the ``rules_dir``
+        option relative to ``mkdocs.yml``."""
+        configured = os.environ.get(RULES_DIR_ENV)
+        if configured:
+            return Path(configured).resolve()
+        return (Path(config.config_file_path).resolve().parent / self.config.rules_dir).resolve()
+
+    def _load(self, rules_dir: Path) -> ProjectCheck:
+        try:
+            return load_validated(rules_dir, self._documents)
+        except LibraryError as error:
+            raise PluginError(
+                f"the rule library in {rules_dir} is invalid:\n{error}\n"
+                "fix these, or run `rlt-rules validate` to see them again"
+            ) from error
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        build = self._current()
+        generated = generated_pages(build.site)
+        build.generated = {page.src_uri: page for page in generated}
+        build.rules_by_uri = {rule_uri(rule.id): rule for rule in build.site.library.rules}
+        handwritten = files.documentation_pages()
+        filled = {
+            file.src_uri: self._fill(file.content_string, file.src_uri) for file in handwritten
+        }
+        build.listing_uri = next(
+            (uri for uri, fill in filled.items() if TAGS_MARKER in fill.used), None
+        )
+        if self._preview is not None:
+            build.preview = self._plan_preview(config, build, handwritten, filled)
+        plan = build.preview.plan if build.preview is not None else None
+        unchanged = plan.unchanged if isinstance(plan, PartialBuild) else frozenset()
+        edit_links = EditLinks(Path(config.docs_dir))
+        for page in generated:
+            if files.get_file_from_path(page.src_uri) is not None:
+                raise PluginError(
+                    f"{Path(config.docs_dir) / page.src_uri}: this page is generated from the "
+                    "rule library; remove the hand-written file"
+                )
+            kind = _UnchangedPage if page.src_uri in unchanged else File
+            file = kind.generated(
+                config,
+                page.src_uri,
+                content=page.markdown,
+                inclusion=InclusionLevel.INCLUDED if page.in_nav else InclusionLevel.NOT_IN_NAV,
+            )
+            file.edit_uri = edit_links.edit_uri(page.source)
+            files.append(file)
+        text = index_filter_text(build.site.library)
+        files.append(File.generated(config, INDEX_TEXT_URI, content=text))
+        return files
+
+    def _fill(self, markdown: str, page_uri: str) -> Filled:
+        return fill_markers(markdown, self._current().site.library, page_uri)
+
+    def _plan_preview(
+        self,
+        config: MkDocsConfig,
+        build: SiteBuild,
+        handwritten: list[File],
+        filled: dict[str, Filled],
+    ) -> PreviewBuild:
+        assert self._preview is not None
+        site = build.site
+        layout = Layout(
+            Path(config.config_file_path).read_bytes() if config.config_file_path else b"",
+            tuple((file.src_uri, file.content_string) for file in handwritten),
+            site.library.metadata_dict(),
+            site.with_sample_review,
+            str(Path(config.site_dir).resolve()),
+        )
+        directory_urls = config.use_directory_urls
+        inputs: dict[str, tuple[object, str]] = {}
+        for file in handwritten:
+            listing = build.tags if file.src_uri == build.listing_uri else None
+            inputs[file.src_uri] = ((filled[file.src_uri].markdown, listing), file.dest_uri)
+        for page in build.generated.values():
+            output = output_path(page.src_uri, directory_urls)
+            inputs[page.src_uri] = ((page.markdown, page.html_inserts), output)
+        preview = self._preview.plan(layout, inputs, config.site_dir)
+        plan = preview.plan
+        if isinstance(plan, FullBuild):
+            log.info("rlt-rules: rendering every page: %s", plan.reason)
+        else:
+            log.info(
+                "rlt-rules: %d of %d pages changed", len(inputs) - len(plan.unchanged), len(inputs)
+            )
+        return preview
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """Preview rebuilds: the pages not rendered again keep the titles their last rendering
+        found (MkDocs knows the others only from the nav, and shows them in every sidebar)."""
+        build = self._current()
+        documentation = files.documentation_pages()
+        build.page_order = tuple(file.src_uri for file in documentation)
+        plan = build.preview.plan if build.preview is not None else None
+        if self._preview is None or not isinstance(plan, PartialBuild):
+            return nav
+        titles = self._preview.titles
+        for file in documentation:
+            page = file.page
+            uri = file.src_uri
+            if uri in plan.unchanged and page is not None and page.title is None and uri in titles:
+                page.title = titles[uri]
+        return nav
+
+    # --- pages ---------------------------------------------------------------------------------
+
+    def on_page_markdown(
+        self, markdown: str, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        if page.file.src_uri in self._current().generated:
+            return markdown
+        filled = self._fill(markdown, page.file.src_uri)
+        for name in filled.unknown:
+            log.warning(
+                "%s: unknown marker <!-- rlt:%s --> (known: %s)",
+                page.file.src_uri,
+                name,
+                ", ".join(sorted(MARKERS)),
+            )
+        return filled.markdown
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Put a generated page's HTML inserts and the tags listing in place."""
+        build = self._current()
+        uri = page.file.src_uri
+        generated = build.generated.get(uri)
+        if generated is not None and generated.html_inserts:
+            return generated.insert_html(html)
+        if uri == build.listing_uri:
+            return build.tags.fill_listing(html, uri, config.use_directory_urls)
+        return html
+
+    @event_priority(100)  # before Material's search plugin (0) reads the page
+    def _page_context_first(self, context, page: Page, config: MkDocsConfig, nav: Navigation):
+        build = self._current()
+        rule = build.rules_by_uri.get(page.file.src_uri)
+        if rule is not None and rule.tags:
+            context["tags"] = chips(rule.tags, build.listing_uri, config.use_directory_urls)
+        preview = self._preview
+        if preview is not None and build.preview is not None:
+            build.preview.rendered.add(page.file.src_uri)
+            if page.title is not None:
+                preview.titles[page.file.src_uri] = page.title
+            search = config.plugins.get("material/search")
+            if search is not None:
+                preview.search.index(page, search.config)
+        return context
+
+    @event_priority(-100)  # after Material's search plugin, before the page's template
+    def _page_context_last(self, context, page: Page, config: MkDocsConfig, nav: Navigation):
+        if self._preview is not None:
+            self._preview.search.restore(page)
+        return context
+
+    on_page_context = CombinedEvent(_page_context_first, _page_context_last)
+
+    @event_priority(110)  # before anything renders a template
+    def on_env(self, env, config: MkDocsConfig, files: Files):
+        if self._preview is not None:
+            env.bytecode_cache = self._preview.templates
+        return env
+
+    # --- serving and publishing ------------------------------------------------------------------
+
+    def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
+        server.watch(str(self._current().valid.rules_dir))
+        return server
+
+    @event_priority(-50)  # after Material's search plugin has written its index
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """Publish the exports and ``tags.json`` at the site root, each file replaced
+        atomically; in a preview, write the search index of every page.
+
+        The exports' links (SARIF ``helpUri``, llms.txt) point at this version's pages as mike
+        publishes them: ``<site_url><library version>/rules/R03/``.
+        """
+        build = self._current()
+        library = build.site.library
+        published = site_files(library, versioned_site_url(config.site_url, library.version))
+        published[TAGS_EXPORT] = build.tags.export(library, config.use_directory_urls)
+        site_dir = Path(config.site_dir)
+        for relative, data in published.items():
+            target = site_dir / _safe_relative(relative)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
+        log.info("rlt-rules: published %d export files", len(published))
+        if self._preview is not None and build.preview is not None:
+            if config.plugins.get("material/search") is not None:
+                self._preview.search.write(config.site_dir, build.page_order)
+            self._preview.finished(build.preview)
+
+    def on_build_error(self, error: Exception) -> None:
+        if self._preview is not None and self._build is not None and self._build.preview:
+            self._preview.failed(self._build.preview)
+
+
+def versioned_site_url(site_url: str | None, version: str) -> str | None:
+    if not site_url:
+        return None
+    return f"{site_url.rstrip('/')}/{version}/"
+
+
+def _safe_relative(relative: str) -> Path:
+    path = PurePosixPath(relative)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise PluginError(f"export file {relative!r} would be written outside the site")
+    return Path(*path.parts)

@@ -1,0 +1,241 @@
+"""A rule's page: statement first, one line of facts, triggers, impact, correction, rationale,
+the examples (:mod:`.examples_section`), related rules and the way to the next one.
+
+A page is a pure function of its :class:`RulePageInput` (the rule and what it shows of its
+neighbours), so a :class:`RulePageCache` that outlives a build hands back the Markdown of every
+page whose input did not change.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+
+from ..memo import Recent
+from ..model import Category, Library, Rule, Status
+from ..pairs import MarkerCache
+from ..releases import NEXT, RuleHistory
+from .examples_section import examples_section
+from .markup import (
+    CHANGELOG_URI,
+    category_uri,
+    link,
+    markdown,
+    md_text,
+    rule_label,
+    rule_uri,
+)
+
+#: Material's sidebars a rule page leaves out (front matter ``hide``).
+RULE_PAGE_HIDES = ("navigation", "toc")
+_BLOCK_START = re.compile(r"^(```|~~~|    |\t|[-*+] |\d+[.)] |#|>|\||<)")
+
+#: Another rule as a page names it: its id and title.
+Named = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class RulePageInput:
+    """Everything a rule's page shows: the rule, its category, and of other rules the id and
+    title (its replacement, related rules, the previous and next rule in reading order)."""
+
+    rule: Rule
+    category: Category
+    replacement: Named | None
+    related: tuple[Named, ...]
+    previous: Named | None
+    following: Named | None
+    history: RuleHistory | None
+
+    @classmethod
+    def of(cls, library: Library, rule: Rule, history: RuleHistory | None) -> RulePageInput:
+        position = library.position(rule.id)
+        rules = library.rules
+        return cls(
+            rule,
+            library.category(rule.category),
+            _named(library.rule(rule.replaced_by)) if rule.replaced_by is not None else None,
+            tuple(_named(library.rule(rid)) for rid in rule.related),
+            _named(rules[position - 1]) if position > 0 else None,
+            _named(rules[position + 1]) if position + 1 < len(rules) else None,
+            history,
+        )
+
+
+def _named(rule: Rule) -> Named:
+    return (rule.id, rule.title)
+
+
+class RulePageCache:
+    """Rule pages' Markdown and examples sections, remembered across the builds of a process.
+
+    Owned by whoever builds the site again and again (the site plugin); ``markers`` is the
+    examples' markers, shared with the validator. Call :meth:`next_generation` once per build.
+    """
+
+    __slots__ = ("markers", "_pages", "_sections")
+
+    def __init__(self, markers: MarkerCache | None = None) -> None:
+        self.markers = markers if markers is not None else MarkerCache()
+        self._pages: Recent[RulePageInput, str] = Recent()
+        self._sections: Recent[tuple[str, tuple], tuple[str, ...]] = Recent()
+
+    def page(self, page: RulePageInput) -> str:
+        return self._pages.get(page, self._render)
+
+    def examples(self, rule: Rule) -> tuple[str, ...]:
+        return self._sections.get(
+            (rule.id, rule.examples), lambda key: examples_section(rule, self.markers)
+        )
+
+    def next_generation(self) -> None:
+        self._pages.next_generation()
+        self._sections.next_generation()
+
+    def _render(self, page: RulePageInput) -> str:
+        return _rule_page(page, self)
+
+
+def rule_page(
+    library: Library,
+    rule: Rule,
+    history: RuleHistory | None = None,
+    cache: RulePageCache | None = None,
+) -> str:
+    """A rule's page: everything the model holds about it, in reading order."""
+    return (cache or RulePageCache()).page(RulePageInput.of(library, rule, history))
+
+
+def _label(named: Named) -> str:
+    rule_id, title = named
+    return f"{rule_id} — {md_text(title)}"
+
+
+def _rule_page(page: RulePageInput, cache: RulePageCache) -> str:
+    rule, category = page.rule, page.category
+    here = rule_uri(rule.id)
+    # Rule pages are not in the navigation: its sidebar gives way to the examples, side by side.
+    out: list[str] = ["---", "hide:", *(f"  - {part}" for part in RULE_PAGE_HIDES)]
+    if rule.tags:
+        out += ["tags:", *(f"  - {tag}" for tag in rule.tags)]
+    out += ["---", "", f"# {rule_label(rule)}", ""]
+    out += _status_notice(page)
+    # The statement opens the page (and its search preview); the facts fit on one line.
+    facts = [
+        f"**Category:** [{md_text(category.title)}]({link(here, category_uri(category.id))})",
+        f'**Status:** <span class="rlt-status rlt-status--{rule.status}">{rule.status}</span>',
+        *_history_facts(page.history, rule, here),
+    ]
+    out += [
+        markdown(rule.statement),
+        "",
+        _seed_example(rule.seed_example),
+        "",
+        '<p class="rlt-facts" markdown="span">' + " · ".join(facts) + "</p>",
+        "",
+        "## When it applies",
+        "",
+        "A reviewer can spot these in a diff:",
+        "",
+        *(_list_item(markdown(trigger, at_line_start=False)) for trigger in rule.triggers),
+        "",
+        "## Impact",
+        "",
+        markdown(rule.impact),
+        "",
+        "## Correction",
+        "",
+        markdown(rule.correction),
+        "",
+        "## Rationale",
+        "",
+        markdown(rule.rationale),
+        "",
+    ]
+    if rule.examples:
+        out += cache.examples(rule)
+    if page.related:
+        out += ["## Related rules", ""]
+        out += [f"- [{_label(named)}]({link(here, rule_uri(named[0]))})" for named in page.related]
+        out.append("")
+    out += ["---", "", _reading_links(page), ""]
+    return "\n".join(out)
+
+
+def _history_facts(history: RuleHistory | None, rule: Rule, here: str) -> list[str]:
+    """ "Added in" (and "changed in") from the release history, linked to the changelog; a rule
+    no release has published yet shows its ``since``."""
+    if history is None or history.added_in is None:
+        if rule.since == NEXT:
+            return ["**Added in:** not released yet"]
+        return [f"**Added in:** {md_text(rule.since)} (not released yet)"]
+    changelog = link(here, CHANGELOG_URI)
+    facts = [f"**Added in:** [{history.added_in}]({changelog}#{_anchor(history.added_in)})"]
+    if history.changed_in:
+        changed = ", ".join(f"[{v}]({changelog}#{_anchor(v)})" for v in history.changed_in)
+        facts.append(f"**Changed in:** {changed}")
+    return facts
+
+
+def _anchor(version: str) -> str:
+    """The toc extension's id for a ``## 1.0.0`` heading."""
+    return version.replace(".", "")
+
+
+def _reading_links(page: RulePageInput) -> str:
+    """Previous and next rule in reading order, and the way back to the category."""
+    here = rule_uri(page.rule.id)
+    category = page.category
+    parts = []
+    if page.previous is not None:
+        target = link(here, rule_uri(page.previous[0]))
+        parts.append(f"[← {_label(page.previous)}]({target})")
+    parts.append(f"[{md_text(category.title)}]({link(here, category_uri(category.id))})")
+    if page.following is not None:
+        target = link(here, rule_uri(page.following[0]))
+        parts.append(f"[{_label(page.following)} →]({target})")
+    return (
+        '<nav class="rlt-reading" aria-label="Reading order" markdown="span">'
+        + " · ".join(parts)
+        + "</nav>"
+    )
+
+
+def _status_notice(page: RulePageInput) -> list[str]:
+    rule = page.rule
+    here = rule_uri(rule.id)
+    replacement = ""
+    if page.replacement is not None:
+        target = link(here, rule_uri(page.replacement[0]))
+        replacement = f"[{_label(page.replacement)}]({target})"
+    if rule.status is Status.DEPRECATED:
+        body = (
+            f"This rule is deprecated: apply {replacement} instead. "
+            f"It stays published so that findings citing {rule.id} keep their meaning."
+        )
+        return ['!!! warning "Deprecated"', "", _indent(body), ""]
+    if rule.status is Status.RETIRED:
+        out = ['!!! danger "Retired"', "", _indent("This rule no longer applies."), ""]
+        if rule.retired_reason:
+            out += [_indent(markdown(rule.retired_reason)), ""]
+        if replacement:
+            out += [_indent(f"Its replacement is {replacement}."), ""]
+        out += [_indent(f"The id {rule.id} stays reserved and is never reused."), ""]
+        return out
+    return []
+
+
+def _seed_example(seed: str) -> str:
+    """The authors' example, introduced as the seed does: inline unless it opens with a block."""
+    if _BLOCK_START.match(seed):
+        return f"**Example:**\n\n{markdown(seed)}"
+    return f"**Example:** {markdown(seed, at_line_start=False)}"
+
+
+def _indent(text: str) -> str:
+    return textwrap.indent(text, "    ")
+
+
+def _list_item(text: str) -> str:
+    return "-   " + text.replace("\n", "\n    ")
