@@ -416,6 +416,28 @@ def test_serve_rebuilds_when_a_rule_file_changes(tmp_path: Path) -> None:
     assert "Serving on" in stderr or "Serving on" in stderr.replace("\n", " ")
 
 
+def test_serve_moves_what_mkdocs_watches_to_a_quicker_watcher(tmp_path: Path) -> None:
+    """The plugin's ``on_serve``: MkDocs' folders and the rules folder, polled every 0.1 s."""
+    from mkdocs.config import load_config
+    from mkdocs.livereload import LiveReloadServer
+
+    from rlt_rules.site.serve import watch_quickly
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    server = LiveReloadServer(lambda: None, "127.0.0.1", free_port(), str(tmp_path))
+    server.watch(config.docs_dir)  # what `mkdocs serve` watches before its plugins' on_serve
+    server.watch(config.config_file_path)
+    mkdocs_observer = server.observer
+    rules = str(tmp_path / "rules")
+    (tmp_path / "rules").mkdir()
+    watch_quickly(server, config, [rules], poll_interval=0.1, build_delay=0.05)
+    assert server.observer is not mkdocs_observer and not mkdocs_observer.emitters
+    assert server.observer.timeout == 0.1 and server.build_delay == 0.05
+    watched = {emitter.watch.path for emitter in server.observer.emitters}
+    # (watchdog watches a file through its folder)
+    assert watched == {config.docs_dir, str(Path(config.config_file_path).parent), rules}
+
+
 def _wait_for(url: str, wanted: str, process: subprocess.Popen, limit: float = 60.0) -> str:
     deadline = time.monotonic() + limit
     body = ""

@@ -47,6 +47,7 @@ from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput, generated_pages
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild, output_path
 from .rule_page import RulePageCache
+from .serve import watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
 
 log = logging.getLogger("mkdocs.plugins.rlt_rules")
@@ -55,6 +56,10 @@ log = logging.getLogger("mkdocs.plugins.rlt_rules")
 class RulesPluginConfig(Config):
     #: The rules folder, relative to ``mkdocs.yml``; ``$RLT_RULES_DIR`` overrides it.
     rules_dir = c.Type(str, default=DEFAULT_RULES_DIR)
+    #: While serving: seconds between two looks for changed files (MkDocs' own: 0.5).
+    poll_interval = c.Type((int, float), default=0.1)
+    #: While serving: seconds without further change before rebuilding (MkDocs' own: 0.1).
+    build_delay = c.Type((int, float), default=0.05)
 
 
 @dataclass(slots=True)
@@ -317,8 +322,15 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
 
     # --- serving and publishing ------------------------------------------------------------------
 
+    @event_priority(100)  # first, so that other plugins' watches go to the faster watcher
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
-        server.watch(str(self._current().valid.rules_dir))
+        watch_quickly(
+            server,
+            config,
+            [str(self._current().valid.rules_dir)],
+            poll_interval=float(self.config.poll_interval),
+            build_delay=float(self.config.build_delay),
+        )
         return server
 
     @event_priority(-50)  # after Material's search plugin has written its index
