@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import sys
@@ -24,9 +25,10 @@ from rule_edits import edit
 from rlt_rules import Library, bundle, load_library
 from rlt_rules.export import sarif
 from rlt_rules.export.inert import inert_library, inert_markdown, inert_text
-from rlt_rules.export.markdown import encode_blocks, join_blocks
-from rlt_rules.export.text import expected_output
+from rlt_rules.export.markdown import encode_blocks, fence_for, join_blocks, list_item
+from rlt_rules.export.text import FENCE, expected_output, strip_fences
 from rlt_rules.jsonout import canonical, indented
+from rlt_rules.model import OUTPUT_LINE
 from rlt_rules.site import markup
 from rlt_rules.site.rule_page import RulePageCache, rule_page
 
@@ -186,6 +188,40 @@ def test_canonical_json_is_the_standard_librarys_text(library: Library) -> None:
 def test_expected_output_skips_code_without_markers() -> None:
     assert expected_output("print(1)\nx = 2\n") == ()
     assert expected_output("print(1)\n#> 1\nprint('#>')  # not at line start\n#>\n") == ("1", "")
+
+
+TRICKY_OUTPUTS = [
+    "#>",
+    "#> one\n#>\n#>  two spaces\n#>no space\n",
+    "  #> indented\n\t#> tab\r\n\u00a0#> no-break space\n\u2003#> em space",
+    "x = 1  #> after code\n#> a #> b\nprint('#>')\n#> last",
+    "\n\n#> after blank lines\n   \n#>\r",
+]
+
+
+def test_expected_output_is_what_output_line_matches_line_by_line(library: Library) -> None:
+    """``expected_output`` looks from each ``#>``; the plain way matches every line."""
+
+    def line_by_line(code: str) -> tuple[str, ...]:
+        found = (OUTPUT_LINE.match(line) for line in code.split("\n"))
+        return tuple(match.group("text") or "" for match in found if match is not None)
+
+    codes = [example.code for rule in library.rules for example in rule.examples]
+    for code in [*codes, *TRICKY_OUTPUTS]:
+        assert expected_output(code) == line_by_line(code), code
+
+
+def test_markdown_helpers_fast_paths_give_the_full_result(library: Library) -> None:
+    """Text without a backtick, line break or fence goes around the regular expressions."""
+    texts = texts_of(library) + ["a `b` c", "`` x ```` y", "one\ntwo\n\nthree", "~~~\nx\n~~~"]
+    for text in texts:
+        runs = [len(run) for run in re.findall(r"`+", text)]
+        assert fence_for(text) == "`" * max(3, max(runs, default=0) + 1)
+        lines = text.split("\n")
+        item = "- " + "\n".join([lines[0], *("  " + line if line else "" for line in lines[1:])])
+        assert list_item(text) == item
+        kept = "\n".join(line for line in text.split("\n") if not FENCE.match(line))
+        assert strip_fences(text) == kept
 
 
 def test_inert_library_is_what_a_fresh_pass_over_every_field_gives() -> None:

@@ -83,15 +83,28 @@ OUTPUT_LINE = re.compile(r"^\s*#>(?: (?P<text>.*)|(?P<empty>))$")
 
 
 def expected_output(code: str) -> tuple[str, ...]:
-    """The output an example's code says it prints: its ``#>`` lines, without the marker."""
+    """The output an example's code says it prints: its ``#>`` lines, without the marker.
+
+    The lines :data:`OUTPUT_LINE` matches, found from each ``#>`` rather than by matching every
+    line (a test compares the two).
+    """
     if "#>" not in code:
         return ()
-    lines = []
-    for line in code.split("\n"):
-        match = OUTPUT_LINE.match(line) if "#>" in line else None
-        if match is not None:
-            lines.append(match.group("text") or "")
-    return tuple(lines)
+    found: list[str] = []
+    start = 0
+    while (at := code.find("#>", start)) != -1:
+        line_start = code.rfind("\n", 0, at) + 1
+        line_end = code.find("\n", at)
+        if line_end == -1:
+            line_end = len(code)
+        if not code[line_start:at].strip():  # only whitespace before it (``^\s*#>``)
+            rest = code[at + 2 : line_end]
+            if not rest:
+                found.append("")
+            elif rest[0] == " ":
+                found.append(rest[1:])
+        start = line_end
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)

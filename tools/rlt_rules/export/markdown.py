@@ -26,6 +26,8 @@ def rule_url(site_url: str | None, rule_id: str) -> str:
 
 def list_item(text: str, marker: str = "- ") -> str:
     """A list item; continuation lines are indented under the marker so the item stays whole."""
+    if "\n" not in text:
+        return marker + text
     pad = " " * len(marker)
     lines = text.split("\n")
     return marker + "\n".join([lines[0], *(pad + line if line else "" for line in lines[1:])])
@@ -65,6 +67,8 @@ def fence_for(text: str) -> str:
     """The backtick fence for a code block holding ``text``: at least three long and longer
     than any backtick run inside it, so no line of ``text`` can close the block (a tilde line
     never closes a backtick fence)."""
+    if "`" not in text:
+        return "```"
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     return "`" * max(3, longest + 1)
 

@@ -34,6 +34,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])")
 
 def strip_fences(markdown: str) -> str:
     """``markdown`` without its code fence lines: code becomes plain lines, as in the seed."""
+    if "```" not in markdown and "~~~" not in markdown:
+        return markdown
     return "\n".join(line for line in markdown.split("\n") if not FENCE.match(line))
 
 
