@@ -29,8 +29,11 @@ from rlt_rules.export.markdown import encode_blocks, fence_for, join_blocks, lis
 from rlt_rules.export.text import FENCE, expected_output, strip_fences
 from rlt_rules.jsonout import canonical, indented
 from rlt_rules.model import OUTPUT_LINE
+from rlt_rules.pairs import MarkerCache, marked_lines, markers
+from rlt_rules.project import check_project
 from rlt_rules.site import markup
 from rlt_rules.site.rule_page import RulePageCache, rule_page
+from rlt_rules.validate import DocumentCache
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = {
@@ -222,6 +225,40 @@ def test_markdown_helpers_fast_paths_give_the_full_result(library: Library) -> N
         assert list_item(text) == item
         kept = "\n".join(line for line in text.split("\n") if not FENCE.match(line))
         assert strip_fences(text) == kept
+
+
+def test_marker_cache_gives_what_tokenizing_gives(library: Library) -> None:
+    cache = MarkerCache()
+    for rule in library.rules:
+        for example in rule.examples:
+            assert cache.markers(example.code) == markers(example.code)
+            assert cache.marked_lines(example.code, rule.id) == marked_lines(example.code, rule.id)
+            cache.next_generation()
+            assert cache.markers(example.code) is cache.markers(example.code)
+
+
+def test_document_cache_gives_what_a_fresh_check_gives(tmp_path: Path) -> None:
+    """Unchanged files are neither parsed, schema-checked, pair-checked nor built again; the
+    check and the library equal a fresh check's after each edit."""
+    rules = tmp_path / "rules"
+    shutil.copytree(LIBRARIES["real"], rules)
+    cache = DocumentCache()
+
+    def same() -> None:
+        cached, fresh = check_project(rules, cache=cache), check_project(rules)
+        assert cached.diagnostics == fresh.diagnostics
+        assert cached.library == fresh.library
+
+    same()
+    first = check_project(rules, cache=cache).library
+    assert first is not None
+    edit(rules / "R05.yaml", "statement: |-\n  ", "statement: |-\n  Cached edit. ")
+    same()
+    edited = check_project(rules, cache=cache).library
+    assert edited is not None and edited.rule("R12") is first.rule("R12")  # built once
+    edit(rules / "R05.yaml", "# R05:", "# unmarked:")
+    same()
+    assert check_project(rules, cache=cache).diagnostics  # the lost marker is reported
 
 
 def test_inert_library_is_what_a_fresh_pass_over_every_field_gives() -> None:

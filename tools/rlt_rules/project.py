@@ -57,7 +57,7 @@ def check_project(
     )
     library = None
     if not diagnostics and records.library_doc is not None:
-        library = build_library(records.library_doc, records.rule_docs)
+        library = build_library(records.library_doc, records.rule_docs, cache)
     return ProjectCheck(
         root.resolve(), library, checked.history, tuple(diagnostics), records.files_checked
     )

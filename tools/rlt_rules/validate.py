@@ -8,7 +8,7 @@ against the release history and the decision to build the :class:`Library`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ import jsonschema
 
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
-from .pairs import MarkerCache, markers, pair_diagnostics
+from .pairs import MarkerCache, pair_diagnostics
 from .schemas import validator_for
 
 LIBRARY_FILE = "library.yaml"
@@ -55,12 +55,16 @@ class DocumentCache:
     always run. Entries for files not seen by the latest validation are dropped.
 
     ``markers`` holds the examples' markers the pair checks read; whoever else reads them
-    (the site's rule pages) can share it, so that each example is tokenized once.
+    (the site's rule pages) can share it, so that each example is tokenized once. What is
+    computed from one document alone (its pair checks, its :class:`Rule`) is kept with it
+    (:meth:`remember`).
     """
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str, bytes], tuple[LoadResult, list[Diagnostic]]] = {}
         self._seen: set[tuple[str, str, bytes]] = set()
+        #: By id of a document held in an entry: the document and what was computed from it.
+        self._derived: dict[int, tuple[Document, dict[str, Any]]] = {}
         self.markers = MarkerCache()
 
     def load(self, path: Path, shown: str, schema_name: str) -> tuple[LoadResult, list[Diagnostic]]:
@@ -73,11 +77,24 @@ class DocumentCache:
             self._entries[key] = _parse_and_check(read.raw, shown, schema_name)
         return self._entries[key]
 
+    def remember[T](self, document: Document, name: str, make: Callable[[Document], T]) -> T:
+        """``make(document)``, computed once for as long as the document's file is unchanged
+        (``make`` must depend on the document alone)."""
+        slot = self._derived.get(id(document))
+        if slot is None or slot[0] is not document:
+            slot = self._derived[id(document)] = (document, {})
+        values = slot[1]
+        if name not in values:
+            values[name] = make(document)
+        return values[name]
+
     def forget_unseen(self) -> None:
         """Drop the files the validation that just ended did not read (and the markers of
         code not read since the validation before)."""
         self._entries = {key: self._entries[key] for key in self._seen if key in self._entries}
         self._seen = set()
+        held = {id(loaded.document) for loaded, _ in self._entries.values()}
+        self._derived = {key: slot for key, slot in self._derived.items() if key in held}
         self.markers.next_generation()
 
 
@@ -139,8 +156,12 @@ def check_records(
     resolved_root = root.resolve()
     for path in rule_paths:
         # Only a link needs resolving (one system call per file, not two resolves).
-        target = path.resolve() if path.is_symlink() else resolved_root / path.name
-        if not target.is_relative_to(resolved_root) or not target.is_file():
+        if path.is_symlink():
+            target = path.resolve()
+            outside = not target.is_relative_to(resolved_root)
+        else:
+            target, outside = resolved_root / path.name, False
+        if outside or not target.is_file():
             diagnostics.append(
                 Diagnostic(
                     shown(path),
@@ -168,9 +189,15 @@ def check_records(
     diagnostics.extend(
         _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
     )
-    find_markers = cache.markers.markers if cache is not None else markers
-    for doc in rule_docs:
-        diagnostics.extend(pair_diagnostics(doc, find_markers))
+    if cache is None:
+        for doc in rule_docs:
+            diagnostics.extend(pair_diagnostics(doc))
+    else:
+        find_markers = cache.markers.markers
+        for doc in rule_docs:
+            diagnostics.extend(
+                cache.remember(doc, "pairs", lambda doc: pair_diagnostics(doc, find_markers))
+            )
     if cache is not None:
         cache.forget_unseen()
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
@@ -447,21 +474,27 @@ def _cross_record_diagnostics(
 # --- model -------------------------------------------------------------------------------
 
 
-def build_library(library_doc: Document, rule_docs: tuple[Document, ...]) -> Library:
-    """The typed library of documents that passed every check."""
-
-    def rule_from(doc: Document) -> Rule:
-        examples = doc.data.get("examples", [])
-        sources = tuple(
-            SourceRef(
-                doc.path,
-                doc.block_starts.get(
-                    ("examples", i, "code"), doc.value_position(("examples", i, "code")).line
-                ),
-            )
-            for i in range(len(examples))
-        )
-        return Rule.from_dict(doc.data, SourceRef(doc.path, 1), sources)
-
-    rules = tuple(rule_from(doc) for doc in rule_docs)
+def build_library(
+    library_doc: Document, rule_docs: tuple[Document, ...], cache: DocumentCache | None = None
+) -> Library:
+    """The typed library of documents that passed every check (each rule built once for as
+    long as its file is unchanged, given the ``cache`` it was checked with)."""
+    if cache is None:
+        rules = tuple(_rule_from(doc) for doc in rule_docs)
+    else:
+        rules = tuple(cache.remember(doc, "rule", _rule_from) for doc in rule_docs)
     return Library.from_dicts(library_doc.data, rules, SourceRef(library_doc.path, 1))
+
+
+def _rule_from(doc: Document) -> Rule:
+    examples = doc.data.get("examples", [])
+    sources = tuple(
+        SourceRef(
+            doc.path,
+            doc.block_starts.get(
+                ("examples", i, "code"), doc.value_position(("examples", i, "code")).line
+            ),
+        )
+        for i in range(len(examples))
+    )
+    return Rule.from_dict(doc.data, SourceRef(doc.path, 1), sources)
