@@ -32,7 +32,8 @@ from rlt_rules.model import OUTPUT_LINE
 from rlt_rules.pairs import MarkerCache, marked_lines, markers
 from rlt_rules.project import check_project
 from rlt_rules.site import markup
-from rlt_rules.site.rule_page import RulePageCache, rule_page
+from rlt_rules.site.cache import PageCache
+from rlt_rules.site.rule_page import rule_page
 from rlt_rules.validate import DocumentCache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -459,9 +460,9 @@ def test_page_links_match_posixpath_relpath() -> None:
 
 
 def test_rule_pages_are_reused_only_for_equal_inputs() -> None:
-    """A :class:`RulePageCache` kept across builds gives what a fresh one gives."""
+    """A :class:`PageCache` kept across builds gives what a fresh one gives."""
     library = load_library(LIBRARIES["real"])
-    cache = RulePageCache()
+    cache = PageCache()
     rule = library.rule("R17")
     first = rule_page(library, rule, cache=cache)
     assert first == rule_page(library, rule)

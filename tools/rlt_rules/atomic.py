@@ -51,10 +51,13 @@ def process_running(pid: int) -> bool:
     return True
 
 
-def write_atomic(path: Path, content: bytes | Iterable[bytes]) -> None:
+def write_atomic(path: Path, content: bytes | Iterable[bytes], *, durable: bool = True) -> None:
     """Replace ``path`` with ``content`` (bytes, or chunks produced while writing).
 
     The new file gets the usual permissions (0666 minus the umask), not mkstemp's 0600.
+    ``durable=False`` skips flushing it to disk first: a reader still sees the old file or the
+    new one, but a crash of the machine may leave neither (for a file rebuilt anyway, such as
+    a site's).
     """
     path = Path(path)
     remove_stale(path.parent, path.name)
@@ -64,7 +67,7 @@ def write_atomic(path: Path, content: bytes | Iterable[bytes]) -> None:
     temporary = Path(name)
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            _write_chunks(handle, content)
+            _write_chunks(handle, content, durable=durable)
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
@@ -72,12 +75,13 @@ def write_atomic(path: Path, content: bytes | Iterable[bytes]) -> None:
         raise
 
 
-def _write_chunks(handle, content: bytes | Iterable[bytes]) -> None:
+def _write_chunks(handle, content: bytes | Iterable[bytes], *, durable: bool = True) -> None:
     chunks = (content,) if isinstance(content, bytes) else content
     for chunk in chunks:
         handle.write(chunk)
     handle.flush()
-    os.fsync(handle.fileno())
+    if durable:
+        os.fsync(handle.fileno())
 
 
 def write_files_atomic(directory: Path, files: Mapping[str, bytes]) -> list[Path]:

@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ..export.text import one_line
-from ..model import Library, Rule, Status, id_span
+from ..model import Library, Status, id_span
+from .cache import PageCache
 from .markup import (
     INDEX_TEXT_URI,
     INDEX_URI,
@@ -35,7 +36,9 @@ INDEX_TABLE = "index-table"
 _JSON_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
-def index_page(library: Library, directory_urls: bool = True) -> tuple[str, str]:
+def index_page(
+    library: Library, directory_urls: bool = True, cache: PageCache | None = None
+) -> tuple[str, str]:
     """Every rule in one table, with the filter controls that ``rules-index.js`` drives: the
     page's Markdown, and the table as HTML (the insert :data:`INDEX_TABLE`).
 
@@ -44,7 +47,6 @@ def index_page(library: Library, directory_urls: bool = True) -> tuple[str, str]
     The page is left out of the search index: every row repeats a rule page's title, which
     search already finds.
     """
-    here = INDEX_URI
     tags = sorted({tag for rule in library.rules for tag in rule.tags})
     statuses = Counter(rule.status for rule in library.rules)
 
@@ -74,7 +76,12 @@ def index_page(library: Library, directory_urls: bool = True) -> tuple[str, str]
         + "</select>",
         "</form>",
     ]
-    rows = [_index_row(library, rule, here, directory_urls) for rule in library.rules]
+    rows_memo = (cache or PageCache()).index_rows
+    rows = []
+    for rule in library.rules:
+        category = library.category(rule.category)
+        shown = (rule.id, rule.title, rule.category, category.title, rule.status, rule.tags)
+        rows.append(rows_memo.get((shown, directory_urls), _index_row))
     # The page is its folder's index (``rules/``): the filter text file is beside its URL.
     text_url = posixpath.basename(INDEX_TEXT_URI)
     table = "\n".join(
@@ -116,41 +123,46 @@ def index_page(library: Library, directory_urls: bool = True) -> tuple[str, str]
     return page, table
 
 
-def index_filter_text(library: Library) -> str:
+def index_filter_text(library: Library, cache: PageCache | None = None) -> str:
     """JSON ``{rule id: lower-case words}`` the index filter matches typed words against: the
     rule's id, title, category title, tags and statement (``site/js/rules-index.js``)."""
+    memo = (cache or PageCache()).filter_texts
     texts = {}
     for rule in library.rules:
         category = library.category(rule.category)
-        searchable = " ".join([rule.id, rule.title, category.title, *rule.tags, rule.statement])
-        texts[rule.id] = one_line(searchable.lower())
+        searchable = (rule.id, rule.title, category.title, *rule.tags, rule.statement)
+        texts[rule.id] = memo.get(searchable, _filter_text)
     text = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
     # The same JSON value, with no markup character in it: the file stays inert even if
     # served as HTML or pasted into a page.
     return text.translate(_JSON_MARKUP_ESCAPES) + "\n"
 
 
-def _index_row(library: Library, rule: Rule, here: str, directory_urls: bool) -> str:
-    category = library.category(rule.category)
+def _filter_text(searchable: tuple[str, ...]) -> str:
+    return one_line(" ".join(searchable).lower())
+
+
+def _index_row(key: tuple[tuple, bool]) -> str:
+    (rule_id, title, category_id, category_title, status, tags), directory_urls = key
     attributes = {
-        "data-rule": rule.id,
-        "data-category": rule.category,
-        "data-status": str(rule.status),
-        "data-tags": " ".join(rule.tags),
+        "data-rule": rule_id,
+        "data-category": category_id,
+        "data-status": str(status),
+        "data-tags": " ".join(tags),
     }
     attrs = " ".join(f'{name}="{html.escape(value)}"' for name, value in attributes.items())
-    page = html.escape(href(here, rule_uri(rule.id), directory_urls))
-    category_page = html.escape(href(here, category_uri(category.id), directory_urls))
+    page = html.escape(href(INDEX_URI, rule_uri(rule_id), directory_urls))
+    category_page = html.escape(href(INDEX_URI, category_uri(category_id), directory_urls))
     tag_buttons = " ".join(
         f'<button type="button" class="rlt-tag" data-rlt-tag="{html.escape(tag)}">'
         f"{html.escape(tag)}</button>"
-        for tag in rule.tags
+        for tag in tags
     )
     cells = [
-        f'<td><a href="{page}">{rule.id}</a></td>',
-        f'<td><a href="{page}">{html.escape(rule.title)}</a></td>',
-        f'<td><a href="{category_page}">{html.escape(category.title)}</a></td>',
-        f'<td><span class="rlt-status rlt-status--{rule.status}">{rule.status}</span></td>',
+        f'<td><a href="{page}">{rule_id}</a></td>',
+        f'<td><a href="{page}">{html.escape(title)}</a></td>',
+        f'<td><a href="{category_page}">{html.escape(category_title)}</a></td>',
+        f'<td><span class="rlt-status rlt-status--{status}">{status}</span></td>',
         f"<td>{tag_buttons}</td>",
     ]
     return f"<tr {attrs}>" + "".join(cells) + "</tr>"

@@ -29,6 +29,7 @@ __all__ = [
     "html_marker",
     "link",
     "markdown",
+    "output_path",
     "md_text",
     "page_title",
     "page_url",
@@ -125,6 +126,16 @@ def page_url(uri: str, directory_urls: bool = True) -> str:
     if stem == "index" or stem.endswith("/index"):
         return stem.removesuffix("index")
     return f"{stem}/"
+
+
+def output_path(uri: str, directory_urls: bool = True) -> str:
+    """The file MkDocs writes a source page to, relative to the site directory:
+    ``rules/R03.md`` -> ``rules/R03/index.html``, ``rules/index.md`` -> ``rules/index.html``;
+    without directory URLs ``rules/R03.html``."""
+    stem = uri.removesuffix(".md")
+    if not directory_urls or stem == "index" or stem.endswith("/index"):
+        return f"{stem}.html"
+    return f"{stem}/index.html"
 
 
 def href(from_uri: str, to_uri: str, directory_urls: bool = True) -> str:

@@ -76,16 +76,19 @@ class EditLinks:
 
     def __init__(self, docs_dir: Path) -> None:
         self._docs_dir = docs_dir.resolve()
-        self._folders: dict[str, Path] = {}
+        #: Each source folder's path relative to the docs dir (None: outside the repository).
+        self._folders: dict[str, str | None] = {}
 
     def edit_uri(self, source: str | None) -> str | None:
         if source is None:
             return None
         folder, name = os.path.split(source)
-        resolved = self._folders.get(folder)
-        if resolved is None:
-            resolved = self._folders[folder] = Path(folder).resolve()
-        path = resolved / name
-        if not path.is_relative_to(self._docs_dir.parent):
+        if folder not in self._folders:
+            resolved = Path(folder).resolve()
+            inside = resolved.is_relative_to(self._docs_dir.parent)
+            relative = posixpath.relpath(resolved.as_posix(), self._docs_dir.as_posix())
+            self._folders[folder] = relative if inside else None
+        relative = self._folders[folder]
+        if relative is None:
             return None
-        return posixpath.relpath(path.as_posix(), self._docs_dir.as_posix())
+        return name if relative == "." else f"{relative}/{name}"

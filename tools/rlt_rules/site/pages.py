@@ -19,10 +19,11 @@ from ..findings import site_page as review_markdown
 from ..model import Library
 from ..releases import History, rule_history
 from ..schemas import load_schema, schema_dir
+from .cache import PageCache
 from .listing import INDEX_TABLE, category_page, index_page
 from .markup import CHANGELOG_URI, FORMAT_URI, INDEX_URI, GeneratedPage, category_uri, rule_uri
 from .reference import format_reference_page
-from .rule_page import RulePageCache, rule_page
+from .rule_page import rule_page
 
 #: The sample review page, at the docs root (its rule links are ``rules/<id>.md``).
 REVIEW_URI = "review-example.md"
@@ -35,7 +36,7 @@ class SiteInput:
 
     ``directory_urls`` is MkDocs' ``use_directory_urls`` (the index's raw HTML links to the
     pages' URLs); ``with_sample_review`` says that the repository's sample review belongs in
-    this site. ``cache`` remembers rule pages across the builds of a process (a fresh one
+    this site. ``cache`` remembers parts of pages across the builds of a process (a fresh one
     remembers nothing); it does not change what the pages are.
     """
 
@@ -43,7 +44,7 @@ class SiteInput:
     history: History = field(default_factory=History)
     directory_urls: bool = True
     with_sample_review: bool = False
-    cache: RulePageCache = field(default_factory=RulePageCache, compare=False)
+    cache: PageCache = field(default_factory=PageCache, compare=False)
 
 
 def rule_pages(site: SiteInput) -> Iterable[GeneratedPage]:
@@ -64,7 +65,7 @@ def _library_source(library: Library) -> str | None:
 
 
 def rule_index(site: SiteInput) -> Iterable[GeneratedPage]:
-    markdown, table = index_page(site.library, site.directory_urls)
+    markdown, table = index_page(site.library, site.directory_urls, site.cache)
     yield GeneratedPage(
         INDEX_URI,
         markdown,

@@ -40,13 +40,13 @@ from ..model import LibraryError, Rule
 from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from ..validate import DocumentCache
 from . import RULES_DIR_ENV
+from .cache import PageCache
 from .listing import index_filter_text
 from .markers import MARKERS, Filled, fill_markers
-from .markup import INDEX_TEXT_URI, GeneratedPage, rule_uri
+from .markup import INDEX_TEXT_URI, GeneratedPage, output_path, rule_uri
 from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput, generated_pages
-from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild, output_path
-from .rule_page import RulePageCache
+from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .serve import watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
 
@@ -94,7 +94,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         super().__init__()
         #: Caches kept across builds: they change how fast a build is, never what it makes.
         self._documents = DocumentCache()
-        self._pages = RulePageCache(self._documents.markers)
+        self._pages = PageCache(self._documents.markers)
         #: The live preview's memory while ``mkdocs serve --dirty`` runs, else None.
         self._preview: Preview | None = None
         #: A library ``rlt-rules site build`` validated for the next build.
@@ -112,7 +112,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._handed = loaded
         if documents is not None:
             self._documents = documents
-            self._pages = RulePageCache(documents.markers)
+            self._pages = PageCache(documents.markers)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._close_preview()
@@ -204,7 +204,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             )
             file.edit_uri = edit_links.edit_uri(page.source)
             files.append(file)
-        text = index_filter_text(build.site.library)
+        text = index_filter_text(build.site.library, build.site.cache)
         files.append(File.generated(config, INDEX_TEXT_URI, content=text))
         return files
 
@@ -349,7 +349,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         for relative, data in published.items():
             target = site_dir / _safe_relative(relative)
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, data)
+            # MkDocs writes the site's pages without syncing them to disk; so do exports here.
+            write_atomic(target, data, durable=False)
         log.info("rlt-rules: published %d export files", len(published))
         if self._preview is not None and build.preview is not None:
             if config.plugins.get("material/search") is not None:

@@ -27,7 +27,6 @@ from typing import Any
 
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
-from mkdocs.structure.files import File
 from mkdocs.utils import clean_directory
 
 from .search import PreviewSearch
@@ -192,11 +191,6 @@ class Preview:
         """
         if build.rendered:
             self.last = Unbuilt.INTERRUPTED
-
-
-def output_path(src_uri: str, use_directory_urls: bool) -> str:
-    """Where MkDocs writes the page of ``src_uri``, relative to the site directory."""
-    return File(src_uri, None, "", use_directory_urls).dest_uri
 
 
 def _remove_output(site: Path, output: str) -> None:

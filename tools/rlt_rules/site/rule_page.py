@@ -2,8 +2,8 @@
 the examples (:mod:`.examples_section`), related rules and the way to the next one.
 
 A page is a pure function of its :class:`RulePageInput` (the rule and what it shows of its
-neighbours), so a :class:`RulePageCache` that outlives a build hands back the Markdown of every
-page whose input did not change.
+neighbours), so a :class:`~.cache.PageCache` that outlives a build hands back the Markdown of
+every page whose input did not change.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from ..memo import Recent
 from ..model import Category, Library, Rule, Status
-from ..pairs import MarkerCache
 from ..releases import NEXT, RuleHistory
+from .cache import PageCache
 from .examples_section import examples_section
 from .markup import (
     CHANGELOG_URI,
@@ -67,44 +66,23 @@ def _named(rule: Rule) -> Named:
     return (rule.id, rule.title)
 
 
-class RulePageCache:
-    """Rule pages' Markdown and examples sections, remembered across the builds of a process.
-
-    Owned by whoever builds the site again and again (the site plugin); ``markers`` is the
-    examples' markers, shared with the validator. Call :meth:`next_generation` once per build.
-    """
-
-    __slots__ = ("markers", "_pages", "_sections")
-
-    def __init__(self, markers: MarkerCache | None = None) -> None:
-        self.markers = markers if markers is not None else MarkerCache()
-        self._pages: Recent[RulePageInput, str] = Recent()
-        self._sections: Recent[tuple[str, tuple], tuple[str, ...]] = Recent()
-
-    def page(self, page: RulePageInput) -> str:
-        return self._pages.get(page, self._render)
-
-    def examples(self, rule: Rule) -> tuple[str, ...]:
-        return self._sections.get(
-            (rule.id, rule.examples), lambda key: examples_section(rule, self.markers)
-        )
-
-    def next_generation(self) -> None:
-        self._pages.next_generation()
-        self._sections.next_generation()
-
-    def _render(self, page: RulePageInput) -> str:
-        return _rule_page(page, self)
-
-
 def rule_page(
     library: Library,
     rule: Rule,
     history: RuleHistory | None = None,
-    cache: RulePageCache | None = None,
+    cache: PageCache | None = None,
 ) -> str:
     """A rule's page: everything the model holds about it, in reading order."""
-    return (cache or RulePageCache()).page(RulePageInput.of(library, rule, history))
+    cache = cache or PageCache()
+    return cache.rule_pages.get(
+        RulePageInput.of(library, rule, history), lambda page: _rule_page(page, cache)
+    )
+
+
+def _examples(rule: Rule, cache: PageCache) -> tuple[str, ...]:
+    return cache.examples.get(
+        (rule.id, rule.examples), lambda key: examples_section(rule, cache.markers)
+    )
 
 
 def _label(named: Named) -> str:
@@ -112,7 +90,7 @@ def _label(named: Named) -> str:
     return f"{rule_id} — {md_text(title)}"
 
 
-def _rule_page(page: RulePageInput, cache: RulePageCache) -> str:
+def _rule_page(page: RulePageInput, cache: PageCache) -> str:
     rule, category = page.rule, page.category
     here = rule_uri(rule.id)
     # Rule pages are not in the navigation: its sidebar gives way to the examples, side by side.
@@ -154,7 +132,7 @@ def _rule_page(page: RulePageInput, cache: RulePageCache) -> str:
         "",
     ]
     if rule.examples:
-        out += cache.examples(rule)
+        out += _examples(rule, cache)
     if page.related:
         out += ["## Related rules", ""]
         out += [f"- [{_label(named)}]({link(here, rule_uri(named[0]))})" for named in page.related]

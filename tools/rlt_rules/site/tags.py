@@ -57,8 +57,10 @@ class TagIndex:
     def of(cls, library: Library) -> TagIndex:
         by_tag: dict[str, list[tuple[str, str]]] = {}
         for rule in library.rules:
-            for tag in rule.tags:
-                by_tag.setdefault(tag, []).append((page_title(rule), rule.id))
+            if rule.tags:
+                entry = (page_title(rule), rule.id)
+                for tag in rule.tags:
+                    by_tag.setdefault(tag, []).append(entry)
         return cls(tuple((tag, tuple(sorted(by_tag[tag]))) for tag in sorted(by_tag)))
 
     def markdown(self) -> str:
