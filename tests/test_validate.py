@@ -22,13 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
 
 
-@pytest.fixture
-def rules_dir(tmp_path: Path) -> Path:
-    target = tmp_path / "rules"
-    shutil.copytree(VALID, target)
-    return target
-
-
 # --- the valid library -------------------------------------------------------------------
 
 
