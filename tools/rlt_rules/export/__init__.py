@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import bundle
+from ..jsonout import indented
 from ..model import Library
-from ..schemas import schema_dir
+from ..schemas import bundled_schema, load_schema, schema_dir
 from . import checklist, llms, sarif, skill
 
 Renderer = Callable[[Library, str | None], dict[str, bytes]]
@@ -49,8 +50,15 @@ FORMATS: dict[str, ExportFormat] = {
     )
 }
 
-#: The schemas a bundle reader needs, published next to the exports.
-PUBLISHED_SCHEMAS = ("bundle.schema.json", "rule.schema.json", "library.schema.json")
+#: The schemas published next to the exports: the bundle's (self-contained: the rule and library
+#: schemas embedded, see :func:`rlt_rules.schemas.bundled_schema`), the record formats, and the
+#: format review findings are written in.
+PUBLISHED_SCHEMAS = (
+    "bundle.schema.json",
+    "rule.schema.json",
+    "library.schema.json",
+    "findings.schema.json",
+)
 
 
 def render(format_name: str, library: Library, site_url: str | None) -> dict[str, bytes]:
@@ -70,5 +78,10 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
         for path, data in entry.render(library, site_url).items():
             published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:
-        published[f"schema/{schema_name}"] = (schema_dir() / schema_name).read_bytes()
+        schema = bundled_schema(schema_name)
+        published[f"schema/{schema_name}"] = (
+            (schema_dir() / schema_name).read_bytes()
+            if schema is load_schema(schema_name)  # nothing to embed: the file as written
+            else indented(schema)
+        )
     return published
