@@ -19,7 +19,7 @@ from ..atomic import write_atomic, write_files_atomic
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
 from ..project import load_library
-from .common import EXIT_OK, UsageError, add_rules_option
+from .common import EXIT_OK, UsageError, add_rules_option, add_site_url_option, site_url_for
 
 WIDTH = 88
 
@@ -38,12 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     export_parser.add_argument("-o", "--output", metavar="PATH", help="file or folder to write")
     add_rules_option(export_parser)
-    export_parser.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="URL of the published site root, for links to rule pages (default: relative links "
-        "in llms.txt, no URIs in SARIF)",
-    )
+    add_site_url_option(export_parser)
     export_parser.set_defaults(handler=run_export)
 
     show_parser = subparsers.add_parser(
@@ -85,7 +80,8 @@ def _load(rules_dir: str) -> Library:
 
 def run_export(args: argparse.Namespace) -> int:
     library = _load(args.rules)
-    files = export.render(args.format, library, args.site_url)
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    files = export.render(args.format, library, site_url)
     if args.output is None:
         first = next(iter(files.values()))
         sys.stdout.buffer.write(first)

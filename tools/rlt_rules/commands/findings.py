@@ -17,7 +17,14 @@ from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review
 from ..model import Library
 from ..project import load_library
-from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    add_rules_option,
+    add_site_url_option,
+    site_url_for,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -48,11 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(sarif)
     _output(sarif)
-    sarif.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="the published site, for each rule's helpUri (<URL>rules/R03/)",
-    )
+    add_site_url_option(sarif)
     sarif.set_defaults(handler=run_sarif)
 
     markdown = actions.add_parser(
@@ -63,11 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(markdown)
     _output(markdown)
-    markdown.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="the published site, for rule links (<URL>rules/R03/; default: relative links)",
-    )
+    add_site_url_option(markdown)
     markdown.set_defaults(handler=run_markdown)
 
 
@@ -130,7 +129,8 @@ def run_sarif(args: argparse.Namespace) -> int:
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
-    _emit(args, findings_sarif.render(result.review, library, args.site_url))
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    _emit(args, findings_sarif.render(result.review, library, site_url))
     return EXIT_OK
 
 
@@ -138,6 +138,7 @@ def run_markdown(args: argparse.Namespace) -> int:
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
-    text = findings_markdown.render_markdown(result.review, library, args.site_url)
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    text = findings_markdown.render_markdown(result.review, library, site_url)
     _emit(args, text.encode("utf-8"))
     return EXIT_OK
