@@ -16,7 +16,16 @@ from referencing import Registry, Resource
 
 import rlt_rules
 from rlt_rules import Library, Status, bundle, load_bundle, load_library
-from rlt_rules.export import FORMATS, checklist, llms, render, sarif, site_files, skill
+from rlt_rules.export import (
+    FORMATS,
+    checklist,
+    llms,
+    render,
+    reviewers,
+    sarif,
+    site_files,
+    skill,
+)
 from rlt_rules.export.inert import inert_library
 from rlt_rules.export.text import expected_output, seed_text, strip_fences
 
@@ -114,6 +123,7 @@ def test_site_files_publishes_every_format_in_its_site_folder(library: Library) 
         "schema/rule.schema.json",
         "schema/library.schema.json",
         "schema/findings.schema.json",
+        *(f"reviewers/{path}" for path in reviewers.files(library, SITE_URL)),
     }
     assert set(files) == expected
     for entry in FORMATS.values():
