@@ -30,12 +30,14 @@ class Detail(StrEnum):
     FULL = "full"
     #: What a reviewer spots and what to do: triggers and correction.
     GUIDANCE = "guidance"
+    #: The rule in its authors' words: the statement alone.
+    STATEMENT = "statement"
     #: One line: id and title, linked to the rule's page.
     INDEX = "index"
 
 
 #: From most to least detailed.
-DETAILS = (Detail.FULL, Detail.GUIDANCE, Detail.INDEX)
+DETAILS = (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX)
 
 
 def applicable_rules(library: Library) -> tuple[Rule, ...]:
@@ -64,8 +66,10 @@ def rule_text(rule: Rule, detail: Detail, site_url: str | None, level: int = 3) 
     blocks = [("#" * level + " " if level else "") + rule_link(rule, site_url)]
     if note:
         blocks.append(note)
-    if detail is Detail.FULL:
+    if detail in (Detail.FULL, Detail.STATEMENT):
         blocks.append(shown.statement)
+    if detail is Detail.STATEMENT:
+        return "\n\n".join(blocks)
     blocks += ["Triggers:", bullet_list(shown.triggers)]
     if detail is Detail.FULL:
         blocks.append(f"Impact: {shown.impact}")

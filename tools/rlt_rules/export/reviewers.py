@@ -204,7 +204,7 @@ def agents_md(library: Library, shown: Library, site_url: str | None, globs) -> 
         library,
         site_url,
         AGENTS_MAX_BYTES,
-        (Detail.GUIDANCE, Detail.INDEX),
+        (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
         utf8_bytes,
         by_category=True,
     )
@@ -244,7 +244,7 @@ def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str
         library,
         site_url,
         CURSOR_MAX_LINES,
-        (Detail.GUIDANCE, Detail.INDEX),
+        (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
         lines,
         by_category=True,
     )
@@ -286,7 +286,7 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
         library,
         site_url,
         CODERABBIT_MAX_CHARS,
-        (Detail.FULL, Detail.GUIDANCE, Detail.INDEX),
+        (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
     ).rstrip("\n")
     data = {
         "reviews": {
