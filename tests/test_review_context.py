@@ -1,11 +1,13 @@
 """``rlt-rules review-context`` and the loop around it: the context for one change, the agent's
 answer checked against the library, the code and the change (``findings check --diff``), and
-the answer published."""
+the answer published. The site page "Review a change with an agent" is run as written."""
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -25,6 +27,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "review-context"
 SAMPLE_DIFF = "samples/review/change.diff"
 SAMPLE_CODE = "samples/review/scheduler.py"
 SITE_URL = "https://rules.example.org/rlt/1.0.0/"
+PAGE = ROOT / "site" / "review-agent.md"
 
 
 @pytest.fixture(scope="module")
@@ -227,3 +230,52 @@ def test_review_context_usage(
         main(["review-context", "--max-chars", "0"])
     code, _, err = run(capsys, "findings", "check", "samples/review/findings.yaml", "--diff", "x")
     assert code == 2 and "no such file" in err
+
+
+# --- the site page, run as written -----------------------------------------------------------
+
+
+def _page_blocks(language: str) -> list[str]:
+    page = PAGE.read_text(encoding="utf-8")
+    fences = re.finditer(rf"^(?P<indent> *)```{language}\n(?P<body>.*?)^ *```", page, re.S | re.M)
+    return [re.sub(rf"(?m)^{match['indent']}", "", match["body"]) for match in fences]
+
+
+def test_the_page_walks_the_loop_as_written(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Every command of the page runs in a copy of the repository's files it uses and does what
+    the page says; the failing answer fails with the messages the page shows."""
+    for name in ("rules", "releases", "samples"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    monkeypatch.chdir(tmp_path)
+    answers = _page_blocks("yaml")
+    assert len(answers) == 2
+    (tmp_path / "answer.yaml").write_text(answers[1], encoding="utf-8")
+    short = tmp_path / "short.yaml"
+    short.write_text(answers[0], encoding="utf-8")
+    checked = run(capsys, "findings", "check", str(short), "--repo", ".", "--diff", SAMPLE_DIFF)
+    assert checked[0] == 0, checked
+
+    commands = [
+        shlex.split(line)
+        for block in _page_blocks("sh")
+        for line in block.splitlines()
+        if line.startswith("rlt-rules ")
+    ]
+    assert len(commands) == 5
+    outputs = {}
+    for command in commands:
+        code, out, err = run(capsys, *command[1:])
+        outputs[" ".join(command)] = (code, out, err)
+    failing = "rlt-rules findings check answer.yaml --repo . --diff samples/review/change.diff"
+    (expected,) = [block for block in _page_blocks("text") if block.startswith("answer.yaml")]
+    assert outputs.pop(failing) == (1, "", expected)
+    for command, (code, _out, err) in outputs.items():
+        assert code == 0, (command, err)
+    ok = "rlt-rules findings check samples/review/findings.yaml --repo . --diff " + SAMPLE_DIFF
+    assert outputs[ok][1] == "ok: 6 finding(s), 0 warning(s)\n"
+    context = (tmp_path / "context.md").read_text(encoding="utf-8")
+    (change_line,) = [block for block in _page_blocks("text") if block.startswith("- `")]
+    assert change_line.strip() in context
+    assert len(context) <= 12_000
+    assert (tmp_path / "review.sarif").is_file() and (tmp_path / "review.md").is_file()
