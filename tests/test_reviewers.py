@@ -150,7 +150,7 @@ def test_cursor_rule_front_matter_and_length(library: Library) -> None:
     assert set(front) == {"description", "globs", "alwaysApply"}
     assert isinstance(front["description"], str) and library.version in front["description"]
     assert front["globs"] == "**/*.py" and front["alwaysApply"] is False
-    assert text.count("\n") + 1 <= CURSOR_MAX_LINES
+    assert len(text.splitlines()) <= CURSOR_MAX_LINES and text.endswith("\n")
 
 
 def test_claude_subagent_reads_and_searches_only_and_answers_in_the_findings_format(
@@ -242,7 +242,7 @@ def test_limits_hold_for_a_large_library_and_rules_stay_whole() -> None:
     files = tree(library)
     assert len(files[COPILOT]) <= COPILOT_MAX_CHARS
     assert len(files[AGENTS].encode("utf-8")) <= AGENTS_MAX_BYTES
-    assert files[CURSOR].count("\n") + 1 <= CURSOR_MAX_LINES
+    assert len(files[CURSOR].splitlines()) <= CURSOR_MAX_LINES
     instructions = yaml.safe_load(files[CODERABBIT])["reviews"]["path_instructions"][0]
     assert len(instructions["instructions"]) <= CODERABBIT_MAX_CHARS
     for path in (COPILOT, AGENTS, CURSOR):

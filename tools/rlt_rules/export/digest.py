@@ -1,26 +1,35 @@
-"""The rules as instructions for a reviewer, at three levels of detail, within a budget.
+"""The rules as instructions for a reviewer, at four levels of detail, within a budget.
 
 Every view that hands the rules to a reviewer (the AI reviewers' files, ``review-context``)
 renders them here: :func:`rule_text` gives one rule at a :class:`Detail`, and
-:func:`fit_rules` gives the most detailed listing of every rule that fits a number of
-characters. A rule is always whole: when even the one-line index of every rule is too long,
-whole lines are left out and a last line says how many and where they are. Retired rules no
-longer apply and are never listed; a deprecated rule says which rule replaces it.
+:func:`fit_rules` gives the most detailed listing of every rule that fits a budget. A rule is
+always whole: when even the one-line index of every rule is too long, whole lines are left out
+and a last line says how many and where they are. Retired rules no longer apply and are never
+listed; a deprecated rule says which rule replaces it.
 
 Rule text is the inert library's (:func:`rlt_rules.export.inert.inert_rule`); titles in link
 text are escaped as all plain text is (:func:`rlt_rules.export.inert.md_text`).
+
+Budgets are counted by an additive measure (the count of a text is the sum of its pieces'):
+characters, UTF-8 bytes or line breaks. So a listing is measured piece by piece and given up
+as soon as it is over budget, without rendering the rest: a 5,000-rule library costs the
+AI reviewers' files no more than the rules that fit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from ..model import Library, Rule, Status
 from .inert import inert_rule, md_text
 from .markdown import bullet_list, rule_url, site_base
 from .text import rule_heading
+
+#: Counts a text; additive: ``measure(a + b) == measure(a) + measure(b)``.
+Measure = Callable[[str], int]
 
 
 class Detail(StrEnum):
@@ -40,6 +49,19 @@ class Detail(StrEnum):
 DETAILS = (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX)
 
 
+def characters(text: str) -> int:
+    return len(text)
+
+
+def utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def line_breaks(text: str) -> int:
+    """Line breaks: a file of N lines ending with a newline has N."""
+    return text.count("\n")
+
+
 def applicable_rules(library: Library) -> tuple[Rule, ...]:
     """The rules a reviewer applies: every rule but the retired ones, in id order."""
     return tuple(rule for rule in library.rules if rule.status is not Status.RETIRED)
@@ -47,7 +69,12 @@ def applicable_rules(library: Library) -> tuple[Rule, ...]:
 
 def rule_link(rule: Rule, site_url: str | None) -> str:
     """``[R03 — Title](<site_url>rules/R03/)``: the rule's heading linked to its page."""
-    return f"[{md_text(rule_heading(rule))}]({rule_url(site_url, rule.id)})"
+    return f"[{_link_text(rule_heading(rule))}]({rule_url(site_url, rule.id)})"
+
+
+@lru_cache(maxsize=8192)
+def _link_text(heading: str) -> str:
+    return md_text(heading)
 
 
 def deprecation(rule: Rule) -> str | None:
@@ -56,25 +83,50 @@ def deprecation(rule: Rule) -> str | None:
     return None
 
 
-def rule_text(rule: Rule, detail: Detail, site_url: str | None, level: int = 3) -> str:
+def rule_text(
+    rule: Rule, detail: Detail, site_url: str | None, level: int = 3, shown: Rule | None = None
+) -> str:
     """One rule at ``detail``: a heading of ``level`` (0: a plain line) linking its page, then
-    its guidance (one list item for :attr:`Detail.INDEX`)."""
+    its guidance (one list item for :attr:`Detail.INDEX`). ``shown`` is the rule made inert,
+    when the caller has it already."""
     note = deprecation(rule)
     if detail is Detail.INDEX:
         return f"- {rule_link(rule, site_url)}" + (f" ({note.rstrip('.')})" if note else "")
-    shown = inert_rule(rule)
+    shown = shown if shown is not None else inert_rule(rule)
     blocks = [("#" * level + " " if level else "") + rule_link(rule, site_url)]
     if note:
         blocks.append(note)
     if detail in (Detail.FULL, Detail.STATEMENT):
         blocks.append(shown.statement)
-    if detail is Detail.STATEMENT:
-        return "\n\n".join(blocks)
-    blocks += ["Triggers:", bullet_list(shown.triggers)]
-    if detail is Detail.FULL:
-        blocks.append(f"Impact: {shown.impact}")
-    blocks.append(f"Correction: {shown.correction}")
+    if detail is not Detail.STATEMENT:
+        blocks += ["Triggers:", bullet_list(shown.triggers)]
+        if detail is Detail.FULL:
+            blocks.append(f"Impact: {shown.impact}")
+        blocks.append(f"Correction: {shown.correction}")
     return "\n\n".join(blocks)
+
+
+def rule_pieces(
+    library: Library, detail: Detail, site_url: str | None, level: int, by_category: bool
+) -> Iterator[str]:
+    """The listing in pieces whose concatenation is the listing: each applicable rule after
+    its separator (a line break between index lines, a blank line otherwise) and
+    (``by_category``) a heading of ``level - 1`` before each category's first rule."""
+    rules = applicable_rules(library)
+    if by_category:
+        order = {category.id: index for index, category in enumerate(library.categories)}
+        rules = tuple(sorted(rules, key=lambda rule: order[rule.category]))
+    between = "\n" if detail is Detail.INDEX else "\n\n"
+    separator = ""
+    current = None
+    for rule in rules:
+        if by_category and rule.category != current:
+            current = rule.category
+            heading = f"{'#' * (level - 1)} {md_text(library.category(current).title)}"
+            yield ("\n\n" if separator else "") + heading
+            separator = "\n\n"
+        yield separator + rule_text(rule, detail, site_url, level)
+        separator = between
 
 
 def rules_text(
@@ -86,30 +138,8 @@ def rules_text(
     by_category: bool = False,
 ) -> str:
     """Every applicable rule at ``detail``, in id order or (``by_category``) under a heading
-    of ``level - 1`` per category, in the library's order."""
-    rules = applicable_rules(library)
-    separator = "\n" if detail is Detail.INDEX else "\n\n"
-    if not by_category:
-        return separator.join(rule_text(rule, detail, site_url, level) for rule in rules)
-    sections = []
-    for category in library.categories:
-        members = [rule for rule in rules if rule.category == category.id]
-        if members:
-            entries = separator.join(rule_text(rule, detail, site_url, level) for rule in members)
-            sections.append(f"{'#' * (level - 1)} {md_text(category.title)}\n\n{entries}")
-    return "\n\n".join(sections)
-
-
-def characters(text: str) -> int:
-    return len(text)
-
-
-def utf8_bytes(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
-def lines(text: str) -> int:
-    return text.count("\n") + 1
+    of ``level - 1`` per category, in the library's order of categories."""
+    return "".join(rule_pieces(library, detail, site_url, level, by_category))
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,30 +160,46 @@ def fit_rules(
     level: int = 3,
     *,
     by_category: bool = False,
-    measure: Callable[[str], int] = characters,
+    measure: Measure = characters,
 ) -> Fitted:
     """The first of ``details`` whose listing of every applicable rule measures at most
-    ``budget`` (characters, or what ``measure`` counts; the first detail when there is no
-    budget). When none fits, the last detail's entries in id order, as many as fit with a
-    line saying how many are left out and where every rule is listed; a ``budget`` too small
-    for that line gives an empty listing."""
-    rules = applicable_rules(library)
+    ``budget`` (characters, or what the additive ``measure`` counts; the first detail when
+    there is no budget). When none fits, the last detail's entries in id order, as many as fit
+    with a line saying how many are left out and where every rule is listed; a ``budget`` too
+    small for that line gives an empty listing."""
+    count = len(applicable_rules(library))
     for detail in details:
-        text = rules_text(library, detail, site_url, level, by_category=by_category)
-        if budget is None or measure(text) <= budget:
-            return Fitted(text, detail, len(rules), 0)
-    detail = details[-1]
-    entries = [rule_text(rule, detail, site_url, level) for rule in rules]
-    separator = "\n" if detail is Detail.INDEX else "\n\n"
+        if budget is None or _within(
+            rule_pieces(library, detail, site_url, level, by_category), measure, budget
+        ):
+            text = rules_text(library, detail, site_url, level, by_category=by_category)
+            return Fitted(text, detail, count, 0)
     assert budget is not None
+    detail = details[-1]
     kept: list[str] = []
-    for count in range(len(entries) - 1, -1, -1):
-        kept = entries[:count]
-        note = left_out_note(len(entries) - count, site_url)
-        text = separator.join([*kept, note])
-        if measure(text) <= budget:
-            return Fitted(text, detail, count, len(entries) - count)
-    return Fitted("", detail, 0, len(entries))
+    used = 0
+    for piece in rule_pieces(library, detail, site_url, level, by_category=False):
+        note = f"\n{left_out_note(count - len(kept) - 1, site_url)}"
+        if used + measure(piece) + measure(note) > budget:
+            break
+        kept.append(piece)
+        used += measure(piece)
+    if len(kept) == count:
+        return Fitted("".join(kept), detail, count, 0)
+    note = ("\n" if kept else "") + left_out_note(count - len(kept), site_url)
+    if not kept and measure(note) > budget:
+        return Fitted("", detail, 0, count)
+    return Fitted("".join([*kept, note]), detail, len(kept), count - len(kept))
+
+
+def _within(pieces: Iterator[str], measure: Measure, budget: int) -> bool:
+    """Whether the pieces measure at most ``budget`` together; stops at the first over it."""
+    used = 0
+    for piece in pieces:
+        used += measure(piece)
+        if used > budget:
+            return False
+    return True
 
 
 def left_out_note(count: int, site_url: str | None) -> str:

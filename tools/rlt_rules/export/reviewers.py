@@ -32,18 +32,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import yaml
 
 from ..about import NAME, VERSION
+from ..jsonout import indented
 from ..model import Library, Status
 from .answer import answer_blocks
 from .digest import (
     Detail,
+    Measure,
     applicable_rules,
     characters,
     fit_rules,
-    lines,
+    line_breaks,
+    rule_pieces,
     rule_text,
     utf8_bytes,
 )
@@ -99,16 +103,15 @@ def files(
     """The tree, by path relative to the reviewed repository's root."""
     globs = check_globs(apply_to)
     shown = inert_library(library)
-    texts = {
-        AGENTS: agents_md(library, shown, site_url, globs),
-        COPILOT: copilot(library, shown, site_url, globs),
-        CURSOR: cursor(library, shown, site_url, globs),
+    return {
+        AGENTS: agents_md(library, shown, site_url, globs).encode("utf-8"),
+        COPILOT: copilot(library, shown, site_url, globs).encode("utf-8"),
+        CURSOR: cursor(library, shown, site_url, globs).encode("utf-8"),
         CLAUDE: claude_agent(library, shown, site_url, globs),
-        CODERABBIT: coderabbit(library, shown, site_url, globs),
+        CODERABBIT: coderabbit(library, shown, site_url, globs).encode("utf-8"),
         GREPTILE: greptile(library, shown, site_url, globs),
         GEMINI: gemini(library, shown, site_url, globs),
     }
-    return {path: text.encode("utf-8") for path, text in texts.items()}
 
 
 # --- shared pieces -------------------------------------------------------------------------
@@ -163,23 +166,49 @@ def _join(blocks: list[str]) -> str:
     return "\n\n".join(block for block in blocks if block) + "\n"
 
 
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """Every applicable rule at ``detail``, with no budget: for the files that list them all."""
+
+    library: Library
+    site_url: str | None
+    detail: Detail
+    level: int
+
+    def encoded(self) -> bytes:
+        """Encoded piece by piece: the listing of a large library never exists as one ``str``
+        (two or four bytes per character once it holds one "—")."""
+        pieces = rule_pieces(self.library, self.detail, self.site_url, self.level, True)
+        return b"".join(piece.encode("utf-8") for piece in pieces)
+
+
+def _encoded(blocks: list[str | _Listing]) -> bytes:
+    """:func:`_join`, encoded, with each listing encoded in pieces."""
+    parts = [
+        block.encoded() if isinstance(block, _Listing) else block.encode("utf-8")
+        for block in blocks
+        if block
+    ]
+    return b"\n\n".join(parts) + b"\n"
+
+
 def _fitted_document(
     before: list[str],
     library: Library,
     site_url: str | None,
     budget: int,
     details: tuple[Detail, ...],
-    measure=characters,
+    measure: Measure = characters,
     level: int = 3,
     by_category: bool = False,
 ) -> str:
     """``before`` then the rules, in the most detail that keeps the whole document within
-    ``budget`` (as ``measure`` counts)."""
-    fixed = _join([*before, "x"])  # the rules' block, one character long
+    ``budget`` (as the additive ``measure`` counts)."""
+    fixed = measure(_join([*before, "x"])) - measure("x")  # all but the rules' text
     fitted = fit_rules(
         library,
         site_url,
-        budget - measure(fixed) + 1,
+        budget - fixed,
         details,
         level,
         by_category=by_category,
@@ -245,12 +274,12 @@ def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str
         site_url,
         CURSOR_MAX_LINES,
         (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
-        lines,
+        line_breaks,
         by_category=True,
     )
 
 
-def claude_agent(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def claude_agent(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
     """A Claude Code subagent that reviews a change and answers in the findings format."""
     description = (
         f"Reviews a code change against the {library.title} rules ({library.id_span()}) and "
@@ -271,12 +300,12 @@ def claude_agent(library: Library, shown: Library, site_url: str | None, globs) 
         *shown.preamble,
         scope(globs),
         "## Rules",
-        fit_rules(library, site_url, None, (Detail.FULL,), level=4, by_category=True).text,
+        _Listing(library, site_url, Detail.FULL, level=4),
         *answer_blocks(
             library, site_url, check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE"
         ),
     ]
-    return _join(blocks)
+    return _encoded(blocks)
 
 
 def coderabbit(library: Library, shown: Library, site_url: str | None, globs) -> str:
@@ -304,7 +333,7 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
     return "\n".join(comments) + "\n" + dumped
 
 
-def greptile(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def greptile(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
     """``.greptile/config.json``: one rule per library rule, with its id, so a folder's
     ``disabledRules`` can turn one off."""
     rules = [
@@ -320,19 +349,19 @@ def greptile(library: Library, shown: Library, site_url: str | None, globs) -> s
         "instructions": " ".join([notice(library, site_url), *shown.preamble, report_how()]),
         "rules": rules,
     }
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return indented(data)
 
 
-def gemini(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def gemini(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
     """Gemini Code Assist's ``.gemini/styleguide.md``: Markdown added to its review prompt."""
     blocks = [
         notice(library, site_url),
         f"# {shown.title} {shown.version}: style guide for code review",
         *shown.preamble,
         scope(globs) + " " + report_how(),
-        fit_rules(library, site_url, None, (Detail.FULL,), level=3, by_category=True).text,
+        _Listing(library, site_url, Detail.FULL, level=3),
     ]
-    return _join(blocks)
+    return _encoded(blocks)
 
 
 class _LiteralDumper(yaml.SafeDumper):
