@@ -226,6 +226,8 @@ def test_review_context_usage(
     assert code == 2 and "no such file" in err
     code, _, err = run(capsys, "review-context", "--max-chars", "100")
     assert code == 2 and "give at least" in err
+    code, _, err = run(capsys, "review-context", "-o", str(tmp_path / "no" / "context.md"))
+    assert code == 2 and "existing folder" in err
     with pytest.raises(SystemExit):
         main(["review-context", "--max-chars", "0"])
     code, _, err = run(capsys, "findings", "check", "samples/review/findings.yaml", "--diff", "x")

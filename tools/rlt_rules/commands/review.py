@@ -85,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
     except ContextTooLong as error:
         raise UsageError(str(error)) from None
     if args.output:
-        write_atomic(Path(args.output), text.encode("utf-8"))
+        output = Path(args.output)
+        if not output.parent.is_dir() or output.is_dir():
+            raise UsageError(f"{output}: give a file in an existing folder (-o)")
+        write_atomic(output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return EXIT_OK
