@@ -169,6 +169,15 @@ def test_placeholder_text_rejected(rules_dir):
     ]
 
 
+def test_text_field_of_another_type_is_a_type_error(rules_dir):
+    """Not also a "placeholder": a pattern ignores a number, so "not pattern" fails for it too."""
+    edit(rules_dir / "R02.yaml", "rationale: |-\n  Rationale 02.", "rationale: 3")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:16:12: rationale must be a string, got integer '3': YAML 1.1 reads an "
+        'unquoted 3 as a integer; quote it: "3"'
+    ]
+
+
 def test_bad_id_pattern(rules_dir):
     edit(rules_dir / "R02.yaml", "id: R02", "id: R2")
     found = problems(rules_dir)
