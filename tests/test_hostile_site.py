@@ -147,6 +147,8 @@ def _text_fields(library: Library) -> Iterator[tuple[str, str]]:
         yield "library.preamble", paragraph
     for category in library.categories:
         yield "category.title", category.title
+        if category.what_goes_wrong is not None:
+            yield "category.what_goes_wrong", category.what_goes_wrong
     for rule in library.rules:
         for name in ("title", "statement", "seed_example", "rationale", "impact", "correction"):
             yield f"rule.{name}", getattr(rule, name)
@@ -167,7 +169,7 @@ def test_fixture_carries_markup_in_every_text_field() -> None:
         carries = any(marker in text for marker in PAYLOAD_MARKERS)
         hostile[name] = hostile.get(name, False) or carries
     assert hostile and all(hostile.values()), [name for name, ok in hostile.items() if not ok]
-    assert len(hostile) == 15
+    assert len(hostile) == 16
 
 
 # --- the policy: inert_markdown against both renderers -------------------------------------
