@@ -17,6 +17,7 @@ through :func:`~rlt_rules.site.pages.markdown`, :func:`md_text` and fenced code.
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 
@@ -83,10 +84,8 @@ def generated_pages(library: Library, directory_urls: bool = True) -> tuple[Gene
     ``directory_urls`` is MkDocs' ``use_directory_urls``: a practice page names its JSON files
     by URL (see :func:`practice_page`)."""
     source = library.source.path if library.source is not None else None
-    items = practice_items(library)
-    by_category: dict[str, list[PracticeItem]] = {c.id: [] for c in library.categories}
-    for item in items:
-        by_category[item.rule.category].append(item)
+    by_category = _items_by_category(library)
+    total = sum(len(items) for items in by_category.values())
     pages = [
         GeneratedPage(LEARN_URI, overview_page(library, by_category), in_nav=True, source=source)
     ]
@@ -111,7 +110,7 @@ def generated_pages(library: Library, directory_urls: bool = True) -> tuple[Gene
     pages.append(
         GeneratedPage(
             PRACTICE_URI,
-            practice_page(library, None, len(items), directory_urls),
+            practice_page(library, None, total, directory_urls),
             in_nav=True,
             source=source,
         )
@@ -122,9 +121,7 @@ def generated_pages(library: Library, directory_urls: bool = True) -> tuple[Gene
 def generated_files(library: Library, directory_urls: bool = True) -> dict[str, str]:
     """The practice items, one JSON file per category (:func:`items_uri`). Their rule links are
     relative to the file, which the page's script resolves against the file's own URL."""
-    by_category: dict[str, list[PracticeItem]] = {c.id: [] for c in library.categories}
-    for item in practice_items(library):
-        by_category[item.rule.category].append(item)
+    by_category = _items_by_category(library)
 
     def rule_url(rule_id: str) -> str:
         # PRACTICE_URI's page is in the folder of the JSON files, with or without directory URLs.
@@ -134,6 +131,15 @@ def generated_files(library: Library, directory_urls: bool = True) -> dict[str, 
         items_uri(category.id): items_json(library, by_category[category.id], rule_url)
         for category in library.categories
     }
+
+
+@functools.lru_cache(maxsize=2)
+def _items_by_category(library: Library) -> dict[str, tuple[PracticeItem, ...]]:
+    """Each category's practice items, in reading order (the pages and the files ask)."""
+    grouped: dict[str, list[PracticeItem]] = {c.id: [] for c in library.categories}
+    for item in practice_items(library):
+        grouped[item.rule.category].append(item)
+    return {category: tuple(items) for category, items in grouped.items()}
 
 
 def add_to_nav(nav: list, library: Library) -> None:
@@ -175,7 +181,7 @@ def _section_holding(nav: list, target: str) -> list | None:
 # --- the overview ---------------------------------------------------------------------------
 
 
-def overview_page(library: Library, by_category: dict[str, list[PracticeItem]]) -> str:
+def overview_page(library: Library, by_category: dict[str, tuple[PracticeItem, ...]]) -> str:
     here = LEARN_URI
     total = sum(len(items) for items in by_category.values())
     out = [
@@ -252,11 +258,12 @@ def _rule_section(here: str, rule: Rule) -> list[str]:
     page = link(here, rule_uri(rule.id))
     if pairs:
         out += _worked_pair(rule, pairs[0])
-    more = f", and {_count(len(pairs) - 1, 'more pair')}" if len(pairs) > 1 else ""
-    out += [
-        f"[{rule.id} in full: triggers, impact, correction, both programs{more}]({page})",
-        "",
-    ]
+    if pairs:
+        more = f", and {_count(len(pairs) - 1, 'more pair')}" if len(pairs) > 1 else ""
+        shown = f"both programs{more}"
+    else:
+        shown = "its examples"
+    out += [f"[{rule.id} in full: triggers, impact, correction, {shown}]({page})", ""]
     return out
 
 
