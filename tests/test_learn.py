@@ -298,3 +298,16 @@ def test_lessons_of_a_library_with_retired_and_deprecated_rules(fixture_site: Bu
 
 def _escaped(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def test_search_finds_what_goes_wrong_on_the_overview_not_the_lessons(
+    built_site: BuiltSite,
+) -> None:
+    """Lessons repeat their rules' pages: search leaves them out and finds the overview."""
+    index = json.loads(read(built_site, "search/search_index.json"))
+    locations = {doc["location"].split("#")[0] for doc in index["docs"]}
+    overview = " ".join(doc["text"] for doc in index["docs"] if doc["location"] == "learn/")
+    for category in built_site.library.categories:
+        assert f"learn/{category.id}/" not in locations
+        assert f"learn/practice/{category.id}/" not in locations
+        assert category.what_goes_wrong.split("`")[0] in overview

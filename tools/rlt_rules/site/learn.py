@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import html
 import posixpath
+import textwrap
 
 from ..export.inert import md_text
 from ..export.text import expected_output
@@ -197,8 +198,9 @@ def overview_page(library: Library, by_category: dict[str, tuple[PracticeItem, .
         "Each lesson stands on its own; read them in order the first time.",
         "",
     ]
+    taught = taught_rules(library)
     for category in library.categories:
-        rules = [rule for rule in taught_rules(library) if rule.category == category.id]
+        rules = [rule for rule in taught if rule.category == category.id]
         items = len(by_category[category.id])
         out += [
             f"{_number(library, category)}.  **[{md_text(category.title)}]"
@@ -207,6 +209,10 @@ def overview_page(library: Library, by_category: dict[str, tuple[PracticeItem, .
             f"[{_count(items, 'practice item')}]({link(here, practice_uri(category.id))})",
             "",
         ]
+        if category.what_goes_wrong:
+            # The lessons are left out of search (their rules' pages hold the same words):
+            # this is where search finds what goes wrong.
+            out += [textwrap.indent(markdown(category.what_goes_wrong), "    "), ""]
     out += [
         f"Then [practise every rule]({link(here, PRACTICE_URI)}): all {total} items, shuffled. "
         "Your answers are kept in this browser only.",
@@ -229,6 +235,13 @@ def lesson_page(library: Library, category: Category, item_count: int) -> str:
     taught = [rule for rule in taught_rules(library) if rule.category == category.id]
     others = [rule for rule in library.rules_in(category.id) if rule.status is not Status.ACTIVE]
     out = [
+        # Left out of search: every word but what goes wrong (on the overview) is on the
+        # rules' own pages, and a lesson is the largest page a rule edit renders again.
+        "---",
+        "search:",
+        "  exclude: true",
+        "---",
+        "",
         f"# Lesson {number}: {md_text(category.title)}",
         "",
         f'<p class="rlt-facts" markdown="span">Lesson {number} of {len(library.categories)} · '
@@ -252,7 +265,10 @@ def lesson_page(library: Library, category: Category, item_count: int) -> str:
     return "\n".join(out)
 
 
-def _rule_section(here: str, rule: Rule) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _rule_section(here: str, rule: Rule) -> tuple[str, ...]:
+    """A rule in its lesson: statement, worked pair, link. A function of the rule only, so kept
+    for the next build (a live preview generates every lesson again to find the changed ones)."""
     out = [f"## {rule_label(rule)}", "", markdown(rule.statement), ""]
     pairs = pairs_of(rule)
     page = link(here, rule_uri(rule.id))
@@ -264,19 +280,17 @@ def _rule_section(here: str, rule: Rule) -> list[str]:
     else:
         shown = "its examples"
     out += [f"[{rule.id} in full: triggers, impact, correction, {shown}]({page})", ""]
-    return out
+    return tuple(out)
 
 
 def _worked_pair(rule: Rule, pair: ExamplePair) -> list[str]:
-    """The pair's bad explanation, the diff bad → good, both outputs, the good explanation.
-
-    Left out of the search index: the rule's page holds the same words."""
+    """The pair's bad explanation, the diff bad → good, both outputs, the good explanation."""
     bad_output, good_output = expected_output(pair.bad.code), expected_output(pair.good.code)
     bad_changed, good_changed = differing_lines(bad_output, good_output)
     diff = "\n".join(pair.diff())
     name = html.escape(pair.name)
     out = [
-        f'<div class="rlt-worked" data-pair="{name}" data-search-exclude markdown="1">',
+        f'<div class="rlt-worked" data-pair="{name}" markdown="1">',
         "",
         f"**Worked pair: {md_text(_humanize(pair.name))}.** "
         f'<span class="rlt-kind-label">Bad:</span> {md_text(pair.bad.title)}',

@@ -282,4 +282,7 @@ def items_json(
         "items": [item.to_dict(library, rule_url) for item in items],
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.translate(_JSON_MARKUP_ESCAPES) + "\n"
+    # str.replace, not str.translate: a megabyte of items took translate a quarter second.
+    for char, escape in _JSON_MARKUP_ESCAPES.items():
+        text = text.replace(chr(char), escape)
+    return text + "\n"
