@@ -34,7 +34,7 @@ from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.releases import load_history
 from rlt_rules.schemas import load_schema, schema_dir
-from rlt_rules.site import pages
+from rlt_rules.site import learn, pages
 from rlt_rules.site.hook import add_categories_to_nav
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,12 +187,14 @@ def write_static_project(rules: Path, project: Path) -> Path:
         load_schema("library.schema.json"),
         schema_source=str(schema_dir() / "rule.schema.json"),
         history=load_history(rules),
-    )
+    ) + learn.generated_pages(library)
     for page in generated:
         target = docs / page.src_uri
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page.inlined_markdown(), encoding="utf-8")
     (docs / pages.INDEX_TEXT_URI).write_text(pages.index_filter_text(library), encoding="utf-8")
+    for uri, content in learn.generated_files(library).items():
+        (docs / uri).write_text(content, encoding="utf-8")
 
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     del config["hooks"]

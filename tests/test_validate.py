@@ -162,6 +162,44 @@ def test_placeholder_text_rejected(rules_dir):
     ]
 
 
+def test_text_field_of_another_type_is_a_type_error(rules_dir):
+    """Not also a "placeholder": a pattern ignores a number, so "not pattern" fails for it too."""
+    edit(rules_dir / "R02.yaml", "rationale: |-\n  Rationale 02.", "rationale: 3")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:16:12: rationale must be a string, got integer '3': YAML 1.1 reads an "
+        'unquoted 3 as a integer; quote it: "3"'
+    ]
+
+
+def test_category_what_goes_wrong_is_optional_and_checked_like_rule_text(rules_dir):
+    library = rlt_rules.load_library(rules_dir)
+    assert [category.what_goes_wrong for category in library.categories] == [None, None]
+    edit(
+        rules_dir / "library.yaml",
+        "    title: State\n",
+        "    title: State\n    what_goes_wrong: |-\n      Two owners reset one counter.\n",
+    )
+    library = rlt_rules.load_library(rules_dir)
+    assert library.category("state").what_goes_wrong == "Two owners reset one counter."
+    edit(rules_dir / "library.yaml", "Two owners reset one counter.", "TODO")
+    assert problems(rules_dir) == [
+        "rules/library.yaml:13:7: categories[0].what_goes_wrong is still a placeholder "
+        "('TODO'): write it"
+    ]
+
+
+def test_real_library_says_what_goes_wrong_for_every_category():
+    """The lessons open with it: two or three sentences, none of them the seed's."""
+    library = rlt_rules.load_library(ROOT / "rules")
+    seed = (ROOT / "tests" / "data" / "seed.txt").read_text(encoding="utf-8")
+    for category in library.categories:
+        text = category.what_goes_wrong
+        assert text, category.id
+        sentences = [s for s in text.replace("\n", " ").split(". ") if s.strip()]
+        assert 2 <= len(sentences) <= 3, (category.id, sentences)
+        assert text not in seed
+
+
 def test_bad_id_pattern(rules_dir):
     edit(rules_dir / "R02.yaml", "id: R02", "id: R2")
     found = problems(rules_dir)

@@ -217,15 +217,22 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Category:
+    """A group of rules. ``title`` is the seed's heading; ``what_goes_wrong`` (Markdown, not seed
+    text) opens the category's lesson: what goes wrong in the engine when it is ignored."""
+
     id: str
     title: str
+    what_goes_wrong: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title}
+        data: dict[str, Any] = {"id": self.id, "title": self.title}
+        if self.what_goes_wrong is not None:
+            data["what_goes_wrong"] = self.what_goes_wrong
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Category:
-        return cls(id=data["id"], title=data["title"])
+        return cls(id=data["id"], title=data["title"], what_goes_wrong=data.get("what_goes_wrong"))
 
 
 @dataclass(frozen=True, slots=True)

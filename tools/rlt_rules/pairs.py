@@ -16,6 +16,7 @@ site's rule pages all take their markers, diffs and similarity from here.
 from __future__ import annotations
 
 import difflib
+import functools
 import io
 import re
 import tokenize
@@ -42,8 +43,12 @@ class Marker:
     inline: bool
 
 
+@functools.lru_cache(maxsize=65536)
 def markers(code: str) -> tuple[Marker, ...]:
-    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text)."""
+    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text).
+
+    Kept for the next call with the same code: a site build asks for the markers of each
+    example from its rule page and again from its practice item (tokenizing is the cost)."""
     found: list[Marker] = []
     lines = code.splitlines()
     try:

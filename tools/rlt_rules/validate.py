@@ -249,7 +249,13 @@ def _explain(
         yield path, f"{field} must be one of: {options}; {_got(path, error, document)}"
         return
     if kind == "not":
-        yield path, f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it"
+        # A pattern ignores a value that is not a string, so "not pattern" fails for it too:
+        # its type error says what is wrong.
+        if isinstance(error.instance, str):
+            yield (
+                path,
+                f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it",
+            )
         return
     if kind == "pattern":
         hint = _description(error) or f"pattern {error.validator_value}"

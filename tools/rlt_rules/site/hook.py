@@ -43,7 +43,7 @@ from rlt_rules.findings import site_page as review_page
 from rlt_rules.model import Library, LibraryError
 from rlt_rules.project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from rlt_rules.schemas import load_schema, schema_dir
-from rlt_rules.site import RULES_DIR_ENV, pages
+from rlt_rules.site import RULES_DIR_ENV, learn, pages
 from rlt_rules.site.handoff import provided_library
 from rlt_rules.validate import DocumentCache
 
@@ -210,7 +210,8 @@ def _load(rules_dir: Path) -> ProjectCheck:
 
 
 def add_categories_to_nav(nav: list, library: Library) -> None:
-    """Insert the category pages after ``rules/index.md`` in its nav section (once)."""
+    """Insert the category pages after ``rules/index.md`` in its nav section (once), and the
+    Learn path's lessons after ``learn/index.md`` (:func:`learn.add_to_nav`)."""
     section = _nav_section_holding(nav, pages.INDEX_URI)
     if section is None:
         raise PluginError(
@@ -226,6 +227,7 @@ def add_categories_to_nav(nav: list, library: Library) -> None:
         if pages.category_uri(category.id) not in listed
     ]
     section[position + 1 : position + 1] = additions
+    learn.add_to_nav(nav, library)
 
 
 def _nav_target(item: object) -> object:
@@ -255,7 +257,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         schema_source=str(schema_dir() / "rule.schema.json"),
         history=current.valid.history,
         directory_urls=config.use_directory_urls,
-    )
+    ) + learn.generated_pages(current.valid.library, config.use_directory_urls)
     if current.with_sample_review:
         generated += (
             pages.GeneratedPage(
@@ -291,6 +293,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             config, pages.INDEX_TEXT_URI, content=pages.index_filter_text(current.valid.library)
         )
     )
+    for uri, content in learn.generated_files(
+        current.valid.library, config.use_directory_urls
+    ).items():
+        files.append(File.generated(config, uri, content=content))
     return files
 
 
