@@ -110,6 +110,14 @@ def test_site_files_publishes_every_format_in_its_site_folder(library: Library) 
         "llms-full.txt",
         "checklist.md",
         "skill/SKILL.md",
+        "ast-grep/sgconfig.yml",
+        "ast-grep/README.md",
+        *(
+            f"ast-grep/{folder}/{rule.id}-{detector.id}{suffix}.yml"
+            for rule in library.rules
+            for detector in rule.detectors
+            for folder, suffix in (("rules", ""), ("rule-tests", "-test"))
+        ),
         "schema/bundle.schema.json",
         "schema/rule.schema.json",
         "schema/library.schema.json",

@@ -27,11 +27,13 @@ WIDTH = 88
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     export_parser = subparsers.add_parser(
         "export",
-        help="write the library as JSON, SARIF, an Agent Skill, llms.txt or a checklist",
+        help="write the library as JSON, SARIF, an Agent Skill, llms.txt, a checklist or "
+        "ast-grep rules",
         description="Render one export of a valid rules directory. Without -o the export goes "
-        "to stdout (for skill: SKILL.md; for llms: llms.txt). With -o it is written atomically: "
-        "to the file PATH, or for skill and llms into the folder PATH (PATH/SKILL.md; "
-        "PATH/llms.txt and PATH/llms-full.txt). Exits 1 when the library is invalid.",
+        "to stdout (for skill: SKILL.md; for llms: llms.txt; for ast-grep: sgconfig.yml). With -o "
+        "it is written atomically: to the file PATH, or for skill, llms and ast-grep into the "
+        "folder PATH (PATH/SKILL.md; PATH/llms.txt and PATH/llms-full.txt; PATH/sgconfig.yml, "
+        "PATH/rules/, PATH/rule-tests/). Exits 1 when the library is invalid.",
     )
     export_parser.add_argument(
         "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import bundle
 from ..model import Library
 from ..schemas import schema_dir
-from . import checklist, llms, sarif, skill
+from . import astgrep, checklist, llms, sarif, skill
 
 Renderer = Callable[[Library, str | None], dict[str, bytes]]
 
@@ -46,6 +46,7 @@ FORMATS: dict[str, ExportFormat] = {
         ),
         ExportFormat("llms", llms.files, writes_folder=True),
         ExportFormat("checklist", lambda library, site_url: checklist.files(library)),
+        ExportFormat("ast-grep", astgrep.files, "ast-grep/", writes_folder=True),
     )
 }
 
@@ -62,7 +63,8 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
     """Files to publish in the built site, keyed by path relative to the site root.
 
     ``rules.json``, ``rules.sarif.json``, ``llms.txt``, ``llms-full.txt``, ``checklist.md``,
-    ``skill/SKILL.md`` and the JSON schemas under ``schema/``. ``site_url`` is the URL of the
+    ``skill/SKILL.md``, the ast-grep project under ``ast-grep/`` and the JSON schemas under
+    ``schema/``. ``site_url`` is the URL of the
     (versioned) site root; rule pages are at ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
