@@ -29,6 +29,7 @@ from ..export.markdown import fence_for
 from ..export.text import OUTPUT_LINE, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
 from ..releases import History, RuleHistory, rule_history
+from .hints import hints_markdown
 
 INDEX_URI = "rules/index.md"
 #: The index page's table: an HTML insert (see :class:`GeneratedPage`).
@@ -278,6 +279,7 @@ def rule_page(
         markdown(rule.rationale),
         "",
     ]
+    out += hints_markdown(rule)
     if rule.examples:
         out += _examples_markdown(rule.examples)
     if rule.related:
