@@ -55,4 +55,3 @@ def test_the_built_rule_page_shows_its_hints(built_site: BuiltSite) -> None:
     assert "hasattr(self, $NAME)" in page
     other = (built_site.directory / "rules" / "R01" / "index.html").read_text(encoding="utf-8")
     assert "Automated hints" not in other
-    assert (built_site.directory / "ast-grep" / "rules" / "R10-hasattr-guard.yml").is_file()

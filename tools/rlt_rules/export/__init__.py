@@ -24,14 +24,15 @@ class ExportFormat:
     """One export format.
 
     ``render(library, site_url)`` gives its files by relative path; ``site_folder`` is where
-    they go in the built site, relative to its root (``""`` or ``"skill/"``); ``writes_folder``
-    says that ``rlt-rules export -o PATH`` names a folder (several files, or a file whose name
-    matters) rather than the one file to write.
+    they go in the built site, relative to its root (``""`` or ``"skill/"``), or None for an
+    export the site does not publish; ``writes_folder`` says that ``rlt-rules export -o PATH``
+    names a folder (several files, or a file whose name matters) rather than the one file to
+    write.
     """
 
     name: str
     render: Renderer
-    site_folder: str = ""
+    site_folder: str | None = ""
     writes_folder: bool = False
 
 
@@ -46,7 +47,9 @@ FORMATS: dict[str, ExportFormat] = {
         ),
         ExportFormat("llms", llms.files, writes_folder=True),
         ExportFormat("checklist", lambda library, site_url: checklist.files(library)),
-        ExportFormat("ast-grep", astgrep.files, "ast-grep/", writes_folder=True),
+        # Not on the site: a repository vendors it with `export -o`, and choosing its test
+        # cases runs the detectors over the examples (seconds at thousands of rules).
+        ExportFormat("ast-grep", astgrep.files, None, writes_folder=True),
     )
 }
 
@@ -63,12 +66,13 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
     """Files to publish in the built site, keyed by path relative to the site root.
 
     ``rules.json``, ``rules.sarif.json``, ``llms.txt``, ``llms-full.txt``, ``checklist.md``,
-    ``skill/SKILL.md``, the ast-grep project under ``ast-grep/`` and the JSON schemas under
-    ``schema/``. ``site_url`` is the URL of the
+    ``skill/SKILL.md`` and the JSON schemas under ``schema/`` (every format but ``ast-grep``). ``site_url`` is the URL of the
     (versioned) site root; rule pages are at ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
     for entry in FORMATS.values():
+        if entry.site_folder is None:
+            continue
         for path, data in entry.render(library, site_url).items():
             published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:

@@ -36,8 +36,9 @@ def coderabbit_rule_dirs(folder: str = DEFAULT_FOLDER) -> list[str]:
     return [f"{folder.rstrip('/')}/{RULE_DIR}"]
 
 
-class _Dumper(yaml.SafeDumper):
-    """Multi-line text (example code, notes) as ``|`` blocks, readable in review."""
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Multi-line text (example code, notes) as ``|`` blocks, readable in review; libyaml's
+    emitter when PyYAML has it (the pure-Python one takes seconds at thousands of rules)."""
 
 
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
