@@ -1,11 +1,14 @@
 """Run the rules' detectors (ast-grep rules for Python, :class:`~rlt_rules.model.Detector`)
 over source code, in process through ``ast-grep-py``, and say where a detector is malformed.
 
-:class:`DetectorSet` matches many detectors with few passes over a file's syntax tree: the
-detectors are grouped into lanes whose possible node kinds do not overlap, each lane runs as
-one ast-grep ``any`` rule (metavariables renamed per detector, so their constraints stay
-apart), and a hit's node kind tells which detector of the lane found it. A detector whose
-node kind cannot be told (a bare metavariable pattern, no ``kind``) gets a lane of its own.
+:class:`DetectorSet` matches many detectors in one pass over a file's syntax tree, as
+``ast-grep scan`` does: the detectors run as one ast-grep ``any`` rule (metavariables renamed
+per detector, so their constraints stay apart), and the node kind of a hit tells which
+detector found it, or, when several can match that kind, each is asked. ast-grep's ``any``
+stops at the first branch that matches a node and checks constraints only afterwards, so a
+pass holds at most one detector with constraints per node kind, after the others; a detector
+whose node kind cannot be told (a bare metavariable pattern, no ``kind``) gets a pass of its
+own. Tests hold this against one pass per detector.
 
 :func:`config_problems` checks one detector: each pattern parses as Python, each kind and
 regex compiles, ``stopBy``/``field`` appear only in relational rules, every constrained
@@ -65,6 +68,22 @@ class _Entry:
     detector: Detector
     kinds: frozenset[str] | None
 
+    def matches(self, node: SgNode) -> bool:
+        """Whether this detector alone matches ``node`` itself."""
+        if not self.detector.constraints:
+            return node.matches(**self.detector.rule)
+        return any(found == node for found in node.find_all(config=self.detector.config()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Lane:
+    """Detectors matched in one pass: the combined configuration, and the detectors that can
+    match each node kind, in the order the pass tries them."""
+
+    config: dict[str, Any]
+    by_kind: dict[str, tuple[_Entry, ...]]
+    entries: tuple[_Entry, ...]
+
 
 class DetectorSet:
     """Detectors ready to run; ``entries`` are ``(rule id, detector)`` pairs."""
@@ -73,10 +92,15 @@ class DetectorSet:
         self._entries = tuple(
             _Entry(rule_id, detector, rule_kinds(detector.rule)) for rule_id, detector in entries
         )
-        self._lanes = tuple(_lane_config(lane) for lane in _lanes(self._entries))
+        self._lanes = tuple(_lane(members) for members in _lanes(self._entries))
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def passes(self) -> int:
+        """How many passes over a file's tree :meth:`run` makes."""
+        return len(self._lanes)
 
     def detectors(self) -> tuple[tuple[str, Detector], ...]:
         return tuple((entry.rule_id, entry.detector) for entry in self._entries)
@@ -87,18 +111,25 @@ class DetectorSet:
             return []
         root = SgRoot(source, LANGUAGE).root()
         hits: list[Hit] = []
-        for config, by_kind, lane in self._lanes:
-            matched = root.find_all(config=config)
-            if len(lane) == 1:
-                hits.extend(_hit(lane[0], node) for node in matched)
+        for lane in self._lanes:
+            matched = root.find_all(config=lane.config)
+            if len(lane.entries) == 1:
+                hits.extend(_hit(lane.entries[0], node) for node in matched)
                 continue
-            owners = [by_kind.get(node.kind()) for node in matched]
-            if all(owner is not None for owner in owners):
-                hits.extend(_hit(owner, node) for owner, node in zip(owners, matched, strict=True))
-            else:  # a node kind the lanes did not foresee: match each detector on its own
-                for entry in lane:
-                    found = root.find_all(config=entry.detector.config())
-                    hits.extend(_hit(entry, node) for node in found)
+            for node in matched:
+                candidates = lane.by_kind.get(node.kind())
+                if candidates is None:  # a kind the pass did not foresee: each on its own
+                    hits.extend(
+                        _hit(entry, found)
+                        for entry in lane.entries
+                        for found in root.find_all(config=entry.detector.config())
+                    )
+                    break
+                if len(candidates) == 1:
+                    hits.append(_hit(candidates[0], node))
+                else:
+                    hits.extend(_hit(entry, node) for entry in candidates if entry.matches(node))
+        hits = list(dict.fromkeys(hits))
         hits.sort(key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
         return hits
 
@@ -125,45 +156,50 @@ def _hit(entry: _Entry, node: SgNode) -> Hit:
     )
 
 
-# --- lanes -------------------------------------------------------------------------------
+# --- passes ------------------------------------------------------------------------------
 
 
 def _lanes(entries: tuple[_Entry, ...]) -> list[list[_Entry]]:
-    """Group detectors so that no two in a lane can match a node of the same kind."""
-    lanes: list[tuple[set[str], list[_Entry]]] = []
+    """Group detectors into passes: at most one detector with constraints per node kind in a
+    pass, and a detector of unknown node kinds alone."""
+    lanes: list[tuple[set[str] | None, list[_Entry]]] = []
     for entry in entries:
         if entry.kinds is None:
-            lanes.append((set(), [entry]))
+            lanes.append((None, [entry]))
             continue
-        for kinds, members in lanes:
-            if members[0].kinds is not None and not kinds & entry.kinds:
-                kinds.update(entry.kinds)
-                members.append(entry)
-                break
+        constrained = bool(entry.detector.constraints)
+        for constrained_kinds, members in lanes:
+            if constrained_kinds is None or (constrained and constrained_kinds & entry.kinds):
+                continue
+            members.append(entry)
+            if constrained:
+                constrained_kinds.update(entry.kinds)
+            break
         else:
-            lanes.append((set(entry.kinds), [entry]))
+            lanes.append((set(entry.kinds) if constrained else set(), [entry]))
     return [members for _, members in lanes]
 
 
-def _lane_config(
-    lane: list[_Entry],
-) -> tuple[dict[str, Any], dict[str, _Entry], tuple[_Entry, ...]]:
-    """One lane as one ast-grep configuration, and which detector owns each node kind."""
-    if len(lane) == 1:
-        return lane[0].detector.config(), {}, (lane[0],)
+def _lane(members: list[_Entry]) -> _Lane:
+    """One pass as one ast-grep configuration: detectors without constraints first, so a
+    constrained branch is tried only when no other branch matched the node."""
+    if len(members) == 1:
+        return _Lane(members[0].detector.config(), {}, (members[0],))
+    ordered = sorted(members, key=lambda entry: bool(entry.detector.constraints))
     branches: list[Any] = []
     constraints: dict[str, Any] = {}
-    by_kind: dict[str, _Entry] = {}
-    for index, entry in enumerate(lane):
+    by_kind: dict[str, tuple[_Entry, ...]] = {}
+    for index, entry in enumerate(ordered):
         prefix = f"D{index}_"
         branches.append(_renamed(entry.detector.rule, prefix))
         for name, constraint in (entry.detector.constraints or {}).items():
             constraints[prefix + name] = _renamed(constraint, prefix)
-        by_kind.update(dict.fromkeys(entry.kinds or (), entry))
+        for kind in entry.kinds or ():
+            by_kind[kind] = (*by_kind.get(kind, ()), entry)
     config: dict[str, Any] = {"rule": {"any": branches}}
     if constraints:
         config["constraints"] = constraints
-    return config, by_kind, tuple(lane)
+    return _Lane(config, by_kind, tuple(ordered))
 
 
 def _renamed(node: Any, prefix: str) -> Any:

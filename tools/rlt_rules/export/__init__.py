@@ -66,8 +66,9 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
     """Files to publish in the built site, keyed by path relative to the site root.
 
     ``rules.json``, ``rules.sarif.json``, ``llms.txt``, ``llms-full.txt``, ``checklist.md``,
-    ``skill/SKILL.md`` and the JSON schemas under ``schema/`` (every format but ``ast-grep``). ``site_url`` is the URL of the
-    (versioned) site root; rule pages are at ``<site_url>rules/<id>/``.
+    ``skill/SKILL.md`` and the JSON schemas under ``schema/`` (every format but ``ast-grep``).
+    ``site_url`` is the URL of the (versioned) site root; rule pages are at
+    ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
     for entry in FORMATS.values():

@@ -8,6 +8,8 @@ field of the page; the ast-grep rule is a fenced YAML block fenced by ``fence_fo
 
 from __future__ import annotations
 
+import functools
+
 import yaml
 
 from ..export.inert import inert_markdown
@@ -16,17 +18,21 @@ from ..model import Detector, Rule
 
 #: The exports page, from a rule page (``rules/R03.md``).
 EXPORTS_LINK = "../exports.md"
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def _markdown(text: str, *, at_line_start: bool = True) -> str:
     return inert_markdown(text, at_line_start=at_line_start, attr_lists=True)
 
 
+@functools.lru_cache(maxsize=4096)
 def _rule_yaml(detector: Detector) -> str:
+    """The detector's ast-grep rule as a fenced YAML block; kept for the next build (a live
+    preview renders every rule page again to find the ones that changed)."""
     data = {"rule": detector.rule}
     if detector.constraints:
         data["constraints"] = detector.constraints
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=88)
+    text = yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=88)
     fence = fence_for(text)
     return f"{fence}yaml\n{text.rstrip(chr(10))}\n{fence}"
 
