@@ -29,7 +29,8 @@ def test_each_detector_says_what_it_looks_for_misses_and_matches() -> None:
         assert f"**Looks for:** {detector.message}" in text
     assert "**Sees and misses:** Sees a call with a positional `True`" in text
     assert "```yaml\nrule:\n  kind: argument_list\n" in text
-    assert "constraints:\n  COUNT:\n" in text
+    with_constraints = "\n".join(hints_markdown(load_library(ROOT / "rules").rule("R11")))
+    assert "constraints:\n  GETTER:\n    regex: ^get_\n" in with_constraints
 
 
 def test_detector_text_is_inert_and_fences_outgrow_backticks() -> None:
