@@ -313,7 +313,7 @@ def test_findings_draft_is_rejected_until_completed_then_accepted(
 # --- many files --------------------------------------------------------------------------
 
 
-def test_threads_give_what_one_thread_gives(tmp_path: Path) -> None:
+def test_worker_processes_give_what_one_process_gives(tmp_path: Path) -> None:
     library = load_library(RULES)
     detectors = detector_set(library)
     sources = [example.code for rule in library.rules for example in rule.examples]

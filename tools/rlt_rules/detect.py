@@ -22,7 +22,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ast_grep_py import SgNode, SgRoot
@@ -67,6 +67,8 @@ class _Entry:
     rule_id: str
     detector: Detector
     kinds: frozenset[str] | None
+    #: In a pass of several detectors: the metavariable that binds the node this one matched.
+    sentinel: str = ""
 
     def matches(self, node: SgNode) -> bool:
         """Whether this detector alone matches ``node`` itself."""
@@ -125,10 +127,15 @@ class DetectorSet:
                         for found in root.find_all(config=entry.detector.config())
                     )
                     break
-                if len(candidates) == 1:
-                    hits.append(_hit(candidates[0], node))
-                else:
-                    hits.extend(_hit(entry, node) for entry in candidates if entry.matches(node))
+                # The branch that matched bound its sentinel; the pass tried the candidates
+                # before it without a match, and asks those after it.
+                owner = next(
+                    i for i, entry in enumerate(candidates) if node.get_match(entry.sentinel)
+                )
+                hits.append(_hit(candidates[owner], node))
+                hits.extend(
+                    _hit(entry, node) for entry in candidates[owner + 1 :] if entry.matches(node)
+                )
         hits = list(dict.fromkeys(hits))
         hits.sort(key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
         return hits
@@ -185,13 +192,20 @@ def _lane(members: list[_Entry]) -> _Lane:
     constrained branch is tried only when no other branch matched the node."""
     if len(members) == 1:
         return _Lane(members[0].detector.config(), {}, (members[0],))
-    ordered = sorted(members, key=lambda entry: bool(entry.detector.constraints))
+    ordered = [
+        replace(entry, sentinel=f"D{index}_HIT")
+        for index, entry in enumerate(
+            sorted(members, key=lambda entry: bool(entry.detector.constraints))
+        )
+    ]
     branches: list[Any] = []
     constraints: dict[str, Any] = {}
     by_kind: dict[str, tuple[_Entry, ...]] = {}
     for index, entry in enumerate(ordered):
         prefix = f"D{index}_"
-        branches.append(_renamed(entry.detector.rule, prefix))
+        branches.append(
+            {"all": [_renamed(entry.detector.rule, prefix), {"pattern": f"${entry.sentinel}"}]}
+        )
         for name, constraint in (entry.detector.constraints or {}).items():
             constraints[prefix + name] = _renamed(constraint, prefix)
         for kind in entry.kinds or ():

@@ -60,7 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--jobs",
         metavar="N",
         type=int,
-        help="threads for many files (default: one per CPU)",
+        help="worker processes for many files (default: one per CPU)",
     )
     add_rules_option(parser)
     parser.set_defaults(handler=run_scan)

@@ -1,23 +1,25 @@
 """Scan files with the library's detectors: read, match, apply suppressions and the diff.
 
 A file that cannot be read or is not UTF-8 is a :class:`Problem`, reported and skipped. Many
-files are spread over threads; results come back in the order of the files given.
+files are spread over worker processes (forked, each building the detectors once); results
+come back in the order of the files given.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..detect import DetectorSet, Hit
-from ..model import HintSeverity
+from ..model import Detector, HintSeverity
 from .suppress import suppressions
 
-#: Below this many files a scan stays on one thread.
-PARALLEL_FROM = 8
+#: Files per task handed to a worker process; fewer than two chunks stay in this process.
+CHUNK = 16
 #: The detector id of a hit that reports a suppression without a reason.
 REASONLESS = "suppression-without-reason"
 
@@ -119,6 +121,18 @@ def scan_file(
 
 # --- many files --------------------------------------------------------------------------
 
+_WORKER_DETECTORS: DetectorSet | None = None
+
+
+def _start_worker(entries: tuple[tuple[str, Detector], ...]) -> None:
+    global _WORKER_DETECTORS
+    _WORKER_DETECTORS = DetectorSet(entries)
+
+
+def _scan_chunk(chunk: list[tuple[str, frozenset[int] | None]]) -> list[FileScan]:
+    assert _WORKER_DETECTORS is not None, "worker started without its detectors"
+    return [scan_file(_WORKER_DETECTORS, Path(path), lines) for path, lines in chunk]
+
 
 def scan_files(
     detectors: DetectorSet,
@@ -127,13 +141,20 @@ def scan_files(
     jobs: int | None = None,
 ) -> list[FileScan]:
     """One :class:`FileScan` per file, in order. ``changed`` (absolute path -> lines) keeps only
-    hits on those lines; ``jobs`` caps the threads (default: one per CPU). ast-grep parses and
-    matches without holding the GIL, so threads share the work of many files."""
+    hits on those lines; ``jobs`` caps the worker processes (default: one per CPU). ast-grep-py
+    matches a configured rule while holding the GIL, so threads would not share the work."""
     wanted = [changed.get(path.absolute()) if changed is not None else None for path in files]
-    workers = jobs if jobs is not None else (os.process_cpu_count() or 1)
-    if workers <= 1 or len(files) < PARALLEL_FROM:
+    workers = min(jobs if jobs is not None else (os.process_cpu_count() or 1), len(files) // CHUNK)
+    if workers <= 1 or not len(detectors):
         return [
             scan_file(detectors, path, lines) for path, lines in zip(files, wanted, strict=True)
         ]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda path, lines: scan_file(detectors, path, lines), files, wanted))
+    tasks = [(str(path), lines) for path, lines in zip(files, wanted, strict=True)]
+    chunks = [tasks[start : start + CHUNK] for start in range(0, len(tasks), CHUNK)]
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker,
+        initargs=(detectors.detectors(),),
+    ) as pool:
+        return [scan for chunk in pool.map(_scan_chunk, chunks) for scan in chunk]
