@@ -3,8 +3,9 @@ over source code, in process through ``ast-grep-py``, and say where a detector i
 
 :class:`DetectorSet` matches many detectors in one pass over a file's syntax tree, as
 ``ast-grep scan`` does: the detectors run as one ast-grep ``any`` rule (metavariables renamed
-per detector, so their constraints stay apart), and the node kind of a hit tells which
-detector found it, or, when several can match that kind, each is asked. ast-grep's ``any``
+per detector, so their constraints stay apart), and the sentinel metavariable each branch
+binds tells which detector found a node; the detectors after it that can match that node kind
+are asked too. (A "lane" below is one such pass.) ast-grep's ``any``
 stops at the first branch that matches a node and checks constraints only afterwards, so a
 pass holds at most one detector with constraints per node kind, after the others; a detector
 whose node kind cannot be told (a bare metavariable pattern, no ``kind``) gets a pass of its

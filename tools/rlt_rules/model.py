@@ -10,7 +10,6 @@ use them, so a round trip is lossless. Source positions are not part of that dat
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -145,7 +144,9 @@ class Detector:
     the rule's triggers (``schema/rule.schema.json``, ``$defs/detector``).
 
     ``rule`` and ``constraints`` are ast-grep's rule object and metavariable constraints, as
-    plain JSON data; treat them as read-only. They take no part in hashing (the rest does).
+    plain JSON data shared with the record they came from and with ``to_dict``'s result (no
+    copies: thousands of rules are exported at once): read-only. They take no part in hashing
+    (the rest does).
     """
 
     id: str
@@ -167,23 +168,22 @@ class Detector:
             "id": self.id,
             "message": self.message,
             "severity": str(self.severity),
-            "rule": copy.deepcopy(self.rule),
+            "rule": self.rule,
         }
         if self.constraints is not None:
-            data["constraints"] = copy.deepcopy(self.constraints)
+            data["constraints"] = self.constraints
         if self.note is not None:
             data["note"] = self.note
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Detector:
-        constraints = data.get("constraints")
         return cls(
             id=data["id"],
             message=data["message"],
             severity=HintSeverity(data["severity"]),
-            rule=copy.deepcopy(data["rule"]),
-            constraints=None if constraints is None else copy.deepcopy(constraints),
+            rule=data["rule"],
+            constraints=data.get("constraints"),
             note=data.get("note"),
         )
 
