@@ -1,7 +1,7 @@
 """Scan files with the library's detectors: read, match, apply suppressions and the diff.
 
 A file that cannot be read or is not UTF-8 is a :class:`Problem`, reported and skipped. Many
-files are spread over worker processes (forked, each building the detectors once); results
+files are spread over worker processes (each building the detectors once); results
 come back in the order of the files given.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -153,7 +154,11 @@ def scan_files(
     chunks = [tasks[start : start + CHUNK] for start in range(0, len(tasks), CHUNK)]
     with ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("fork"),
+        # fork is the cheap start, and safe only while this process runs one thread (the
+        # command line does; a test runner or a server may not).
+        mp_context=multiprocessing.get_context(
+            "fork" if threading.active_count() == 1 else "forkserver"
+        ),
         initializer=_start_worker,
         initargs=(detectors.detectors(),),
     ) as pool:
