@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from scan_bench import bench_scan
 from synth import write_library
 
 from rlt_rules import load_library
@@ -490,17 +491,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[17, 1000, 5000])
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
-    parser.add_argument("--only", choices=sorted(BENCHMARKS), nargs="+")
+    parser.add_argument("--only", choices=sorted([*BENCHMARKS, "scan"]), nargs="+")
     args = parser.parse_args()
     print(
         f"rlt-rules benchmarks — {platform.platform()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
     )
+    selected = args.only or [*BENCHMARKS, "scan"]
+    if "scan" in selected:  # files, not library size: once, with the real rules
+        for line in bench_scan(max(args.runs, 5)):
+            print(line, flush=True)
+    by_size = [name for name in selected if name in BENCHMARKS]
     with tempfile.TemporaryDirectory(prefix="rlt-bench-") as tmp:
-        for size in args.sizes:
+        for size in args.sizes if by_size else ():
             rules = write_library(Path(tmp) / f"lib{size}" / "rules", size)
             runs = args.runs if size < 5000 else max(1, args.runs - 1)
-            for name in args.only or BENCHMARKS:
+            for name in by_size:
                 for result in BENCHMARKS[name](rules, size, runs):
                     print(result if isinstance(result, str) else result.line(), flush=True)
 

@@ -140,7 +140,7 @@ def test_unknown_field_named_with_allowed_fields(rules_dir):
     found = problems(rules_dir)
     assert len(found) == 1
     assert found[0].startswith("rules/R02.yaml:5:1: unknown field 'severity'; allowed fields: ")
-    assert "category, correction, examples, id, impact" in found[0]
+    assert "category, correction, detectors, examples, id, impact" in found[0]
 
 
 def test_unknown_field_inside_example(rules_dir):

@@ -18,6 +18,7 @@ from .commands import export as export_command
 from .commands import findings as findings_command
 from .commands import release as release_command
 from .commands import review as review_command
+from .commands import scan as scan_command
 from .commands import site as site_command
 from .commands import validate as validate_command
 from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
@@ -30,6 +31,7 @@ COMMAND_MODULES = (
     export_command,
     findings_command,
     review_command,
+    scan_command,
     site_command,
     release_command,
 )

@@ -22,6 +22,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .load import Document
 from .model import Diagnostic, Example, ExampleKind, Rule, Status
@@ -102,6 +103,13 @@ def similarity(bad_code: str, good_code: str) -> float:
     ).ratio()
 
 
+class LineChanges(NamedTuple):
+    """The size of a correction: lines removed from the bad program, lines added in the good."""
+
+    removed: int
+    added: int
+
+
 @dataclass(frozen=True, slots=True)
 class ExamplePair:
     """One scenario of a rule, broken (``bad``) and corrected (``good``)."""
@@ -128,7 +136,7 @@ class ExamplePair:
         # itself start with "--", so only the headers are dropped, by position.
         return tuple(lines)[2:]
 
-    def changed_lines(self) -> tuple[int, int]:
+    def changed_lines(self) -> LineChanges:
         """How many lines the correction removes from the bad and adds in the good."""
         removed = added = 0
         for line in self.diff(context=0):
@@ -136,7 +144,7 @@ class ExamplePair:
                 removed += 1
             elif line.startswith("+"):
                 added += 1
-        return removed, added
+        return LineChanges(removed, added)
 
 
 def pairs_of(rule: Rule) -> tuple[ExamplePair, ...]:

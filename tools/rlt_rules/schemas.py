@@ -44,17 +44,25 @@ def validator_for(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(_inline_local_refs(schema, schema.get("$defs", {})))
 
 
-def _inline_local_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+def _inline_local_refs(
+    node: Any, defs: dict[str, Any], depth: int = 0, inlining: tuple[str, ...] = ()
+) -> Any:
+    """``node`` with each ``#/$defs/NAME`` reference replaced by the definition. A definition
+    that refers to itself (an ast-grep rule object nests rule objects) keeps that inner
+    reference, which the validator resolves against the schema's own ``$defs``."""
     if depth > 32:
-        raise ValueError("schema $defs nest too deeply to inline (recursive $ref?)")
+        raise ValueError("schema $defs nest too deeply to inline")
     if isinstance(node, list):
-        return [_inline_local_refs(item, defs, depth) for item in node]
+        return [_inline_local_refs(item, defs, depth, inlining) for item in node]
     if not isinstance(node, dict):
         return node
-    inlined = {key: _inline_local_refs(value, defs, depth) for key, value in node.items()}
-    reference = inlined.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        target = _inline_local_refs(defs[reference.removeprefix("#/$defs/")], defs, depth + 1)
+    reference = node.get("$ref")
+    name = reference.removeprefix("#/$defs/") if isinstance(reference, str) else None
+    if name is not None and reference.startswith("#/$defs/") and name in inlining:
+        return dict(node)
+    inlined = {key: _inline_local_refs(value, defs, depth, inlining) for key, value in node.items()}
+    if name is not None and reference.startswith("#/$defs/"):
+        target = _inline_local_refs(defs[name], defs, depth + 1, (*inlining, name))
         siblings = {key: value for key, value in inlined.items() if key != "$ref"}
         inlined = {**target, **siblings}
     return inlined

@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from .detector_checks import detector_diagnostics
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
 from .pairs import pair_diagnostics
@@ -151,6 +152,7 @@ def check_records(
             continue
         diagnostics.extend(schema_errors)
         if not schema_errors:
+            diagnostics.extend(detector_diagnostics(loaded.document))
             rule_docs.append(loaded.document)
         elif isinstance(loaded.document.data.get("id"), str):
             # Keep a partial record for the cross-record checks, so one run reports them too.

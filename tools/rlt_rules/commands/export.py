@@ -28,14 +28,15 @@ WIDTH = 88
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     export_parser = subparsers.add_parser(
         "export",
-        help="write the library as JSON, SARIF, an Agent Skill, llms.txt, a checklist or the "
-        "AI reviewers' instruction files",
+        help="write the library as JSON, SARIF, an Agent Skill, llms.txt, a checklist, the "
+        "AI reviewers' instruction files or ast-grep rules",
         description="Render one export of a valid rules directory. Without -o the export goes "
-        "to stdout (for skill: SKILL.md; for llms: llms.txt; for reviewers: AGENTS.md). With -o "
-        "it is written atomically: to the file PATH, or for skill, llms and reviewers into the "
-        "folder PATH (PATH/SKILL.md; PATH/llms.txt and PATH/llms-full.txt; the reviewers' tree: "
-        "AGENTS.md, .github/, .cursor/, .claude/, .coderabbit.yaml, .greptile/, .gemini/). "
-        "Exits 1 when the library is invalid.",
+        "to stdout (for skill: SKILL.md; for llms: llms.txt; for reviewers: AGENTS.md; for "
+        "ast-grep: sgconfig.yml). With -o it is written atomically: to the file PATH, or for "
+        "skill, llms, reviewers and ast-grep into the folder PATH (PATH/SKILL.md; PATH/llms.txt "
+        "and PATH/llms-full.txt; the reviewers' tree: AGENTS.md, .github/, .cursor/, .claude/, "
+        ".coderabbit.yaml, .greptile/, .gemini/; PATH/sgconfig.yml, PATH/rules/, "
+        "PATH/rule-tests/). Exits 1 when the library is invalid.",
     )
     export_parser.add_argument(
         "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"

@@ -15,7 +15,7 @@ from .. import bundle
 from ..jsonout import indented
 from ..model import Library
 from ..schemas import bundled_schema, load_schema, schema_dir
-from . import checklist, llms, reviewers, sarif, skill
+from . import astgrep, checklist, llms, reviewers, sarif, skill
 
 #: ``render(library, site_url, **options)``: the options a format names in ``options``.
 Renderer = Callable[..., dict[str, bytes]]
@@ -26,16 +26,16 @@ class ExportFormat:
     """One export format.
 
     ``render(library, site_url)`` gives its files by relative path; ``site_folder`` is where
-    they go in the built site, relative to its root (``""`` or ``"skill/"``); ``writes_folder``
-    says that ``rlt-rules export -o PATH`` names a folder (several files, or a file whose name
-    matters) rather than the one file to write. ``options`` names the keyword arguments
-    ``render`` takes besides those two (``apply_to`` for ``reviewers``); the site publishes
-    every format with its defaults.
+    they go in the built site, relative to its root (``""`` or ``"skill/"``), or None for an
+    export the site does not publish; ``writes_folder`` says that ``rlt-rules export -o PATH``
+    names a folder (several files, or a file whose name matters) rather than the one file to
+    write. ``options`` names the keyword arguments ``render`` takes besides those two
+    (``apply_to`` for ``reviewers``); the site publishes every format with its defaults.
     """
 
     name: str
     render: Renderer
-    site_folder: str = ""
+    site_folder: str | None = ""
     writes_folder: bool = False
     options: tuple[str, ...] = ()
 
@@ -54,6 +54,9 @@ FORMATS: dict[str, ExportFormat] = {
         ExportFormat(
             "reviewers", reviewers.files, "reviewers/", writes_folder=True, options=("apply_to",)
         ),
+        # Not on the site: a repository vendors it with `export -o`, and choosing its test
+        # cases runs the detectors over the examples (seconds at thousands of rules).
+        ExportFormat("ast-grep", astgrep.files, None, writes_folder=True),
     )
 }
 
@@ -85,11 +88,13 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
 
     ``rules.json``, ``rules.sarif.json``, ``llms.txt``, ``llms-full.txt``, ``checklist.md``,
     ``skill/SKILL.md``, the AI reviewers' tree under ``reviewers/`` and the JSON schemas under
-    ``schema/``. ``site_url`` is the URL of the
-    (versioned) site root; rule pages are at ``<site_url>rules/<id>/``.
+    ``schema/`` (every format but ``ast-grep``). ``site_url`` is the URL of the (versioned)
+    site root; rule pages are at ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
     for entry in FORMATS.values():
+        if entry.site_folder is None:
+            continue
         for path, data in entry.render(library, site_url).items():
             published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:

@@ -31,6 +31,7 @@ from ..export.text import OUTPUT_LINE, expected_output, one_line
 from ..model import Example, ExampleKind, Library, Rule, Status, id_span
 from ..pairs import ExamplePair, marked_lines, pairs_of
 from ..releases import NEXT, History, RuleHistory, rule_history
+from .hints import hints_markdown
 
 INDEX_URI = "rules/index.md"
 #: The index page's table: an HTML insert (see :class:`GeneratedPage`).
@@ -326,6 +327,7 @@ def rule_page(
         markdown(rule.rationale),
         "",
     ]
+    out += hints_markdown(rule)
     if rule.examples:
         out += _examples_markdown(rule)
     if rule.related:
