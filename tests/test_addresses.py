@@ -112,6 +112,8 @@ def test_one_configuration_sets_the_addresses_of_the_site_the_exports_and_findin
     }
     monkeypatch.chdir(project)  # the commands' default: rules/ here, beside mkdocs.yml
     for name, entry in FORMATS.items():
+        if entry.site_folder is None:  # not published (ast-grep): nothing to compare with
+            continue
         out = tmp_path / "cli" / name
         out.parent.mkdir(exist_ok=True)
         assert main(["export", "--format", name, "-o", str(out)]) == 0

@@ -188,6 +188,11 @@ def test_coderabbit_fragment_validates_against_coderabbits_schema(library: Libra
     assert [entry["path"] for entry in entries] == ["src/**/*.py", "tests/**"]
     for entry in entries:
         assert len(entry["instructions"]) <= CODERABBIT_MAX_CHARS
+    # With detectors, CodeRabbit runs them from the ast-grep export's rules folder.
+    if any(rule.detectors for rule in library.rules):
+        assert data["reviews"]["tools"]["ast-grep"]["rule_dirs"] == ["rlt-ast-grep/rules"]
+    else:
+        assert "tools" not in data["reviews"]
 
 
 def test_the_coderabbit_check_can_fail() -> None:

@@ -40,6 +40,7 @@ from ..about import NAME, VERSION
 from ..jsonout import indented
 from ..model import Library, Status
 from .answer import answer_blocks
+from .astgrep import coderabbit_rule_dirs
 from .digest import (
     Detail,
     Measure,
@@ -317,17 +318,20 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
         CODERABBIT_MAX_CHARS,
         (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
     ).rstrip("\n")
-    data = {
-        "reviews": {
-            "path_instructions": [{"path": glob, "instructions": instructions} for glob in globs]
-        }
+    reviews: dict[str, object] = {
+        "path_instructions": [{"path": glob, "instructions": instructions} for glob in globs]
     }
+    if any(rule.detectors for rule in library.rules):
+        # The detectors, as `rlt-rules export --format ast-grep -o rlt-ast-grep` writes them.
+        reviews["tools"] = {"ast-grep": {"rule_dirs": coderabbit_rule_dirs()}}
+    data = {"reviews": reviews}
     dumped = yaml.dump(
         data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=10_000
     )
     comments = [
         f"# {notice(library, site_url)}",
-        "# Merge `reviews.path_instructions` into your .coderabbit.yaml.",
+        "# Merge `reviews` into your .coderabbit.yaml; `tools.ast-grep.rule_dirs` expects the"
+        " folder `rlt-rules export --format ast-grep -o rlt-ast-grep` writes.",
         f"# yaml-language-server: $schema={CODERABBIT_SCHEMA}",
     ]
     return "\n".join(comments) + "\n" + dumped
