@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from scan_bench import bench_scan
 from synth import write_library
 
 from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.releases import load_history
+from rlt_rules.site import learn
 from rlt_rules.site.listing import index_filter_text
 from rlt_rules.site.markers import fill_markers
 from rlt_rules.site.markup import INDEX_TEXT_URI
@@ -197,6 +199,8 @@ def write_static_project(rules: Path, project: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page.inlined_markdown(), encoding="utf-8")
     (docs / INDEX_TEXT_URI).write_text(index_filter_text(library), encoding="utf-8")
+    for uri, content in learn.generated_files(library).items():
+        (docs / uri).write_text(content, encoding="utf-8")
 
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     config["plugins"] = [name for name in config["plugins"] if name != "rlt-rules"] + ["tags"]
@@ -494,17 +498,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[17, 1000, 5000])
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
-    parser.add_argument("--only", choices=sorted(BENCHMARKS), nargs="+")
+    parser.add_argument("--only", choices=sorted([*BENCHMARKS, "scan"]), nargs="+")
     args = parser.parse_args()
     print(
         f"rlt-rules benchmarks — {platform.platform()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
     )
+    selected = args.only or [*BENCHMARKS, "scan"]
+    if "scan" in selected:  # files, not library size: once, with the real rules
+        for line in bench_scan(max(args.runs, 5)):
+            print(line, flush=True)
+    by_size = [name for name in selected if name in BENCHMARKS]
     with tempfile.TemporaryDirectory(prefix="rlt-bench-") as tmp:
-        for size in args.sizes:
+        for size in args.sizes if by_size else ():
             rules = write_library(Path(tmp) / f"lib{size}" / "rules", size)
             runs = args.runs if size < 5000 else max(1, args.runs - 1)
-            for name in args.only or BENCHMARKS:
+            for name in by_size:
                 for result in BENCHMARKS[name](rules, size, runs):
                     print(result if isinstance(result, str) else result.line(), flush=True)
 

@@ -1,4 +1,16 @@
 import os
+import shutil
+from pathlib import Path
+
+import pytest
 
 # ruff >= 0.17 defaults to its "full" output, which pytest-examples cannot map back to YAML lines.
 os.environ.setdefault("RUFF_OUTPUT_FORMAT", "concise")
+
+
+@pytest.fixture
+def rules_dir(tmp_path: Path) -> Path:
+    """A fresh copy of the valid fixture library, for tests that edit it and expect errors."""
+    target = tmp_path / "rules"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "valid", target)
+    return target

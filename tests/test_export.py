@@ -16,7 +16,16 @@ from referencing import Registry, Resource
 
 import rlt_rules
 from rlt_rules import Library, Status, bundle, load_bundle, load_library
-from rlt_rules.export import FORMATS, checklist, llms, render, sarif, site_files, skill
+from rlt_rules.export import (
+    FORMATS,
+    checklist,
+    llms,
+    render,
+    reviewers,
+    sarif,
+    site_files,
+    skill,
+)
 from rlt_rules.export.inert import inert_library
 from rlt_rules.export.text import expected_output, seed_text, strip_fences
 
@@ -113,12 +122,16 @@ def test_site_files_publishes_every_format_in_its_site_folder(library: Library) 
         "schema/bundle.schema.json",
         "schema/rule.schema.json",
         "schema/library.schema.json",
+        "schema/findings.schema.json",
+        *(f"reviewers/{path}" for path in reviewers.files(library, SITE_URL)),
     }
     assert set(files) == expected
     for entry in FORMATS.values():
+        if entry.site_folder is None:  # ast-grep: written by `export -o` only
+            continue
         for path, data in render(entry.name, library, SITE_URL).items():
             assert files[entry.site_folder + path] == data, path
-    assert files["schema/bundle.schema.json"] == (SCHEMA_DIR / "bundle.schema.json").read_bytes()
+    assert json.loads(files["schema/bundle.schema.json"])["$id"] == bundle.SCHEMA_ID
 
 
 def test_markdown_exports_print_the_inert_library_and_data_exports_the_text_as_is() -> None:
@@ -166,6 +179,21 @@ def test_bundle_schema_describes_every_property() -> None:
             walk(node["items"], f"{where}[]")
 
     walk(schema, "bundle")
+
+
+def test_the_published_bundle_schema_embeds_what_it_refers_to() -> None:
+    """2020-12 bundling: the rule and library schemas under ``$defs`` with their ``$id``, every
+    reference resolvable inside the document; the other published schemas are the files."""
+    files = site_files(load_library(LIBRARIES["valid"]), None)
+    published = json.loads(files["schema/bundle.schema.json"])
+    source = _schema("bundle.schema.json")
+    embedded = {name: _schema(name) for name in ("rule.schema.json", "library.schema.json")}
+    assert published == {**source, "$defs": embedded}
+    ids = {source["$id"], *(schema["$id"] for schema in embedded.values())}
+    refs = re.findall(r'"\$ref":\s*"([^"#][^"]*)"', files["schema/bundle.schema.json"].decode())
+    assert refs and set(refs) <= ids
+    for name in ("rule.schema.json", "library.schema.json", "findings.schema.json"):
+        assert files[f"schema/{name}"] == (SCHEMA_DIR / name).read_bytes()
 
 
 def test_bundle_validates_against_its_schema(library: Library) -> None:
@@ -254,7 +282,7 @@ def test_sarif_driver_and_descriptors(library: Library) -> None:
     log = json.loads(sarif.render(library, SITE_URL))
     assert log["version"] == "2.1.0" and len(log["runs"]) == 1
     run = log["runs"][0]
-    assert "results" not in run
+    assert run["results"] == []  # rule metadata only; sarif-tools needs the empty list
     driver = run["tool"]["driver"]
     assert driver["name"] == library.title
     assert driver["version"] == library.version

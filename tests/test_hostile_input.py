@@ -7,7 +7,6 @@ Each case runs `rlt-rules validate` in a child process capped at 1 GiB of addres
 from __future__ import annotations
 
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,13 +32,6 @@ def validate_capped(rules: Path) -> subprocess.CompletedProcess[str]:
         preexec_fn=_cap_memory,
         check=False,
     )
-
-
-@pytest.fixture
-def rules_dir(tmp_path: Path) -> Path:
-    target = tmp_path / "rules"
-    shutil.copytree(VALID, target)
-    return target
 
 
 def _ten_megabytes() -> bytes:

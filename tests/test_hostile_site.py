@@ -147,6 +147,8 @@ def _text_fields(library: Library) -> Iterator[tuple[str, str]]:
         yield "library.preamble", paragraph
     for category in library.categories:
         yield "category.title", category.title
+        if category.what_goes_wrong is not None:
+            yield "category.what_goes_wrong", category.what_goes_wrong
     for rule in library.rules:
         for name in ("title", "statement", "seed_example", "rationale", "impact", "correction"):
             yield f"rule.{name}", getattr(rule, name)
@@ -167,7 +169,7 @@ def test_fixture_carries_markup_in_every_text_field() -> None:
         carries = any(marker in text for marker in PAYLOAD_MARKERS)
         hostile[name] = hostile.get(name, False) or carries
     assert hostile and all(hostile.values()), [name for name, ok in hostile.items() if not ok]
-    assert len(hostile) == 15
+    assert len(hostile) == 16
 
 
 # --- the policy: inert_markdown against both renderers -------------------------------------
@@ -478,6 +480,8 @@ def test_the_browser_check_sees_a_payload_run(page: Page) -> None:
         ("categories/lifecycle/", "<script>window.__pwned=1</script> deprecated statement."),
         ("tags/", "<script>window.__pwned=1</script> titles are text"),
         ("changelog/", 'Retired "quoted" <script>window.__pwned=1</script> rule'),
+        ("learn/markup-everywhere/", "hostilewordgamma <script>window.__pwned=1</script>"),
+        ("learn/", "Markup <img src=x onerror="),
     ],
 )
 def test_no_payload_runs_in_the_browser(
@@ -487,6 +491,28 @@ def test_no_payload_runs_in_the_browser(
     page.goto(hostile_url + path)
     page.wait_for_load_state("load")
     expect(page.locator(".md-content")).to_contain_text(shown, timeout=WAIT_MS)
+    _provoke(page)
+    _assert_nothing_ran(page, dialogs)
+
+
+@pytest.mark.browser
+def test_practice_shows_payloads_as_text_before_and_after_the_answer(
+    page: Page, hostile_url: str
+) -> None:
+    """The items' JSON carries the payloads; the script puts them in the page as text."""
+    dialogs = _watch_dialogs(page)
+    page.goto(f"{hostile_url}learn/practice/?seed=1")
+    expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+    program = page.locator(".rlt-program code").first
+    expect(program).to_contain_text("<script>window.__pwned=1</script>")
+    choice = page.locator("button.rlt-choice[data-rlt-choice=R01]")
+    expect(choice).to_contain_text("<script>window.__pwned=1</script> titles are text")
+    choice.click()
+    reveal = page.locator("[data-rlt-reveal]")
+    expect(reveal).to_contain_text('<img src=x onerror="window.__pwned=1"> example title')
+    expect(reveal).to_contain_text("An explanation <script>window.__pwned=1</script> with")
+    expect(reveal.locator("code").first).to_have_text("code")
+    expect(reveal).to_contain_text("Good <svg onload=window.__pwned=1> title")
     _provoke(page)
     _assert_nothing_ran(page, dialogs)
 

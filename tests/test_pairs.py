@@ -25,13 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
 
 
-@pytest.fixture
-def rules_dir(tmp_path: Path) -> Path:
-    target = tmp_path / "rules"
-    shutil.copytree(VALID, target)
-    return target
-
-
 # --- validate enforces the contract at the example's position -----------------------------
 
 

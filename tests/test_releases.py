@@ -440,6 +440,16 @@ def test_policy_for_added_rules_and_library_changes():
         Bump.MINOR
     )
     assert compare(library, replace(library, version="9.9.9")).rules == ()
+    first = library.categories[0]
+    explained = replace(
+        library,
+        categories=(replace(first, what_goes_wrong="Two owners."), *library.categories[1:]),
+    )
+    [added] = compare(library, explained).library
+    assert (added.bump, added.reason) == (
+        Bump.PATCH,
+        f"category {first.id}: what goes wrong added (an edit is a patch release)",
+    )
 
 
 # --- new ---------------------------------------------------------------------------------------

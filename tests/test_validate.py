@@ -22,13 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
 
 
-@pytest.fixture
-def rules_dir(tmp_path: Path) -> Path:
-    target = tmp_path / "rules"
-    shutil.copytree(VALID, target)
-    return target
-
-
 # --- the valid library -------------------------------------------------------------------
 
 
@@ -147,7 +140,7 @@ def test_unknown_field_named_with_allowed_fields(rules_dir):
     found = problems(rules_dir)
     assert len(found) == 1
     assert found[0].startswith("rules/R02.yaml:5:1: unknown field 'severity'; allowed fields: ")
-    assert "category, correction, examples, id, impact" in found[0]
+    assert "category, correction, detectors, examples, id, impact" in found[0]
 
 
 def test_unknown_field_inside_example(rules_dir):
@@ -167,6 +160,44 @@ def test_placeholder_text_rejected(rules_dir):
     assert problems(rules_dir) == [
         "rules/R02.yaml:17:3: rationale is still a placeholder ('TODO'): write it"
     ]
+
+
+def test_text_field_of_another_type_is_a_type_error(rules_dir):
+    """Not also a "placeholder": a pattern ignores a number, so "not pattern" fails for it too."""
+    edit(rules_dir / "R02.yaml", "rationale: |-\n  Rationale 02.", "rationale: 3")
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:16:12: rationale must be a string, got integer '3': YAML 1.1 reads an "
+        'unquoted 3 as a integer; quote it: "3"'
+    ]
+
+
+def test_category_what_goes_wrong_is_optional_and_checked_like_rule_text(rules_dir):
+    library = rlt_rules.load_library(rules_dir)
+    assert [category.what_goes_wrong for category in library.categories] == [None, None]
+    edit(
+        rules_dir / "library.yaml",
+        "    title: State\n",
+        "    title: State\n    what_goes_wrong: |-\n      Two owners reset one counter.\n",
+    )
+    library = rlt_rules.load_library(rules_dir)
+    assert library.category("state").what_goes_wrong == "Two owners reset one counter."
+    edit(rules_dir / "library.yaml", "Two owners reset one counter.", "TODO")
+    assert problems(rules_dir) == [
+        "rules/library.yaml:13:7: categories[0].what_goes_wrong is still a placeholder "
+        "('TODO'): write it"
+    ]
+
+
+def test_real_library_says_what_goes_wrong_for_every_category():
+    """The lessons open with it: two or three sentences, none of them the seed's."""
+    library = rlt_rules.load_library(ROOT / "rules")
+    seed = (ROOT / "tests" / "data" / "seed.txt").read_text(encoding="utf-8")
+    for category in library.categories:
+        text = category.what_goes_wrong
+        assert text, category.id
+        sentences = [s for s in text.replace("\n", " ").split(". ") if s.strip()]
+        assert 2 <= len(sentences) <= 3, (category.id, sentences)
+        assert text not in seed
 
 
 def test_bad_id_pattern(rules_dir):

@@ -17,6 +17,8 @@ from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
 from .commands import release as release_command
+from .commands import review as review_command
+from .commands import scan as scan_command
 from .commands import site as site_command
 from .commands import validate as validate_command
 from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
@@ -28,6 +30,8 @@ COMMAND_MODULES = (
     examples_command,
     export_command,
     findings_command,
+    review_command,
+    scan_command,
     site_command,
     release_command,
 )

@@ -12,7 +12,7 @@ import datetime
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -86,12 +86,20 @@ class LoadResult:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def line_column(text: str | bytes, offset: int) -> tuple[int, int]:
+class LineColumn(NamedTuple):
+    """A 1-based line and column, in the order ``path:line:column`` prints them."""
+
+    line: int
+    column: int
+
+
+def line_column(text: str | bytes, offset: int) -> LineColumn:
     """The 1-based line and column of ``offset`` in ``text`` (columns count characters in a
     string, bytes in bytes); an offset past the end counts as the end."""
     newline = b"\n" if isinstance(text, bytes) else "\n"
     offset = min(offset, len(text))
-    return text.count(newline, 0, offset) + 1, offset - (text.rfind(newline, 0, offset) + 1) + 1
+    line = text.count(newline, 0, offset) + 1
+    return LineColumn(line, offset - (text.rfind(newline, 0, offset) + 1) + 1)
 
 
 def _position(mark: yaml.Mark) -> Position:

@@ -143,6 +143,64 @@ class Example:
         )
 
 
+class HintSeverity(StrEnum):
+    """How loudly a detector's hint is shown (ast-grep's levels; a hint is never a verdict)."""
+
+    HINT = "hint"
+    INFO = "info"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    """An automated hint: an ast-grep rule for Python that points at code shaped like one of
+    the rule's triggers (``schema/rule.schema.json``, ``$defs/detector``).
+
+    ``rule`` and ``constraints`` are ast-grep's rule object and metavariable constraints, as
+    plain JSON data shared with the record they came from and with ``to_dict``'s result (no
+    copies: thousands of rules are exported at once): read-only. They take no part in hashing
+    (the rest does).
+    """
+
+    id: str
+    message: str
+    severity: HintSeverity
+    rule: dict[str, Any] = field(hash=False)
+    constraints: dict[str, Any] | None = field(default=None, hash=False)
+    note: str | None = None
+
+    def config(self) -> dict[str, Any]:
+        """The ast-grep configuration to match with: ``rule`` and, if any, ``constraints``."""
+        config: dict[str, Any] = {"rule": self.rule}
+        if self.constraints:
+            config["constraints"] = self.constraints
+        return config
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "message": self.message,
+            "severity": str(self.severity),
+            "rule": self.rule,
+        }
+        if self.constraints is not None:
+            data["constraints"] = self.constraints
+        if self.note is not None:
+            data["note"] = self.note
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Detector:
+        return cls(
+            id=data["id"],
+            message=data["message"],
+            severity=HintSeverity(data["severity"]),
+            rule=data["rule"],
+            constraints=data.get("constraints"),
+            note=data.get("note"),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One rule. ``statement`` and ``seed_example`` are the seed's words (Markdown)."""
@@ -163,6 +221,7 @@ class Rule:
     examples: tuple[Example, ...]
     replaced_by: str | None = None
     retired_reason: str | None = None
+    detectors: tuple[Detector, ...] = ()
     source: SourceRef | None = field(default=None, compare=False)
 
     @property
@@ -193,6 +252,8 @@ class Rule:
             data["replaced_by"] = self.replaced_by
         if self.retired_reason is not None:
             data["retired_reason"] = self.retired_reason
+        if self.detectors:
+            data["detectors"] = [detector.to_dict() for detector in self.detectors]
         return data
 
     @classmethod
@@ -224,21 +285,29 @@ class Rule:
             ),
             replaced_by=data.get("replaced_by"),
             retired_reason=data.get("retired_reason"),
+            detectors=tuple(Detector.from_dict(item) for item in data.get("detectors", ())),
             source=source,
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Category:
+    """A group of rules. ``title`` is the seed's heading; ``what_goes_wrong`` (Markdown, not seed
+    text) opens the category's lesson: what goes wrong in the engine when it is ignored."""
+
     id: str
     title: str
+    what_goes_wrong: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title}
+        data: dict[str, Any] = {"id": self.id, "title": self.title}
+        if self.what_goes_wrong is not None:
+            data["what_goes_wrong"] = self.what_goes_wrong
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Category:
-        return cls(id=data["id"], title=data["title"])
+        return cls(id=data["id"], title=data["title"], what_goes_wrong=data.get("what_goes_wrong"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,12 +16,14 @@ site's rule pages all take their markers, diffs and similarity from here.
 from __future__ import annotations
 
 import difflib
+import functools
 import io
 import re
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .load import Document
 from .memo import Recent
@@ -44,8 +46,12 @@ class Marker:
     inline: bool
 
 
+@functools.lru_cache(maxsize=65536)
 def markers(code: str) -> tuple[Marker, ...]:
-    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text)."""
+    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text).
+
+    Kept for the next call with the same code: a site build asks for the markers of each
+    example from its rule page and again from its practice item (tokenizing is the cost)."""
     found: list[Marker] = []
     lines = code.splitlines()
     try:
@@ -129,6 +135,13 @@ def similarity(bad_code: str, good_code: str) -> float:
     ).ratio()
 
 
+class LineChanges(NamedTuple):
+    """The size of a correction: lines removed from the bad program, lines added in the good."""
+
+    removed: int
+    added: int
+
+
 @dataclass(frozen=True, slots=True)
 class ExamplePair:
     """One scenario of a rule, broken (``bad``) and corrected (``good``)."""
@@ -155,7 +168,7 @@ class ExamplePair:
         # itself start with "--", so only the headers are dropped, by position.
         return tuple(lines)[2:]
 
-    def changed_lines(self) -> tuple[int, int]:
+    def changed_lines(self) -> LineChanges:
         """How many lines the correction removes from the bad and adds in the good."""
         removed = added = 0
         for line in self.diff(context=0):
@@ -163,7 +176,7 @@ class ExamplePair:
                 removed += 1
             elif line.startswith("+"):
                 added += 1
-        return removed, added
+        return LineChanges(removed, added)
 
 
 def pairs_of(rule: Rule) -> tuple[ExamplePair, ...]:

@@ -2,6 +2,8 @@
 
 ``rule.schema.json`` and ``library.schema.json`` check the YAML records, ``findings.schema.json``
 a review, ``bundle.schema.json`` a ``rules.json`` bundle (``$ref``-ing the other two by ``$id``).
+:func:`bundled_schema` is a schema with the schemas it refers to embedded: what is published,
+and what the bundle reader validates with.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from referencing import Registry, Resource
 
 
 def schema_dir() -> Path:
@@ -43,29 +44,79 @@ def validator_for(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(_inline_local_refs(schema, schema.get("$defs", {})))
 
 
-def _inline_local_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+def _inline_local_refs(
+    node: Any, defs: dict[str, Any], depth: int = 0, inlining: tuple[str, ...] = ()
+) -> Any:
+    """``node`` with each ``#/$defs/NAME`` reference replaced by the definition. A definition
+    that refers to itself (an ast-grep rule object nests rule objects) keeps that inner
+    reference, which the validator resolves against the schema's own ``$defs``."""
     if depth > 32:
-        raise ValueError("schema $defs nest too deeply to inline (recursive $ref?)")
+        raise ValueError("schema $defs nest too deeply to inline")
     if isinstance(node, list):
-        return [_inline_local_refs(item, defs, depth) for item in node]
+        return [_inline_local_refs(item, defs, depth, inlining) for item in node]
     if not isinstance(node, dict):
         return node
-    inlined = {key: _inline_local_refs(value, defs, depth) for key, value in node.items()}
-    reference = inlined.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        target = _inline_local_refs(defs[reference.removeprefix("#/$defs/")], defs, depth + 1)
+    reference = node.get("$ref")
+    name = reference.removeprefix("#/$defs/") if isinstance(reference, str) else None
+    if name is not None and reference.startswith("#/$defs/") and name in inlining:
+        return dict(node)
+    inlined = {key: _inline_local_refs(value, defs, depth, inlining) for key, value in node.items()}
+    if name is not None and reference.startswith("#/$defs/"):
+        target = _inline_local_refs(defs[name], defs, depth + 1, (*inlining, name))
         siblings = {key: value for key, value in inlined.items() if key != "$ref"}
         inlined = {**target, **siblings}
     return inlined
 
 
+def bundled_schema(name: str) -> dict[str, Any]:
+    """``name`` with every schema of ``schema/`` it refers to by ``$id`` embedded under
+    ``$defs`` (JSON Schema 2020-12 bundling: each embedded schema keeps its ``$id``, so the
+    references resolve to it and its own ``#/$defs/…`` references stay its own).
+
+    The result validates on its own, offline: a client never fetches a referenced schema
+    (``check-jsonschema`` would otherwise try the network, Ajv would fail to resolve it).
+    A schema without such references comes back unchanged.
+    """
+    root = load_schema(name)
+    by_id = {load_schema(other)["$id"]: other for other in _schema_names() if other != name}
+    embedded: dict[str, Any] = {}
+    pending = sorted(_absolute_refs(root) & by_id.keys())
+    while pending:
+        uri = pending.pop(0)
+        other = by_id[uri]
+        if other in embedded:
+            continue
+        embedded[other] = load_schema(other)
+        pending.extend(sorted(_absolute_refs(embedded[other]) & by_id.keys()))
+    if not embedded:
+        return root
+    collisions = embedded.keys() & root.get("$defs", {}).keys()
+    if collisions:
+        raise ValueError(f"{name}: $defs already holds {sorted(collisions)}")
+    return {**root, "$defs": {**root.get("$defs", {}), **embedded}}
+
+
+def _schema_names() -> list[str]:
+    return sorted(path.name for path in schema_dir().glob("*.schema.json"))
+
+
+def _absolute_refs(node: Any) -> set[str]:
+    """The ``$ref`` values of ``node`` that are not local (``#…``) references."""
+    if isinstance(node, list):
+        return set().union(*(_absolute_refs(item) for item in node))
+    if not isinstance(node, dict):
+        return set()
+    found = set().union(*(_absolute_refs(value) for value in node.values()))
+    reference = node.get("$ref")
+    if isinstance(reference, str) and not reference.startswith("#"):
+        found.add(reference.split("#", 1)[0])
+    return found
+
+
 @cache
 def bundle_validator() -> jsonschema.Draft202012Validator:
-    """The bundle schema's validator, resolving the rule and library schemas by ``$id``."""
-    registry: Registry = Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema))
-        for schema in (load_schema("rule.schema.json"), load_schema("library.schema.json"))
-    )
-    schema = load_schema("bundle.schema.json")
+    """The bundle schema's validator: the published, self-contained schema
+    (:func:`bundled_schema`), so the reader checks exactly what clients check."""
+    schema = bundled_schema("bundle.schema.json")
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, registry=registry)
+    return jsonschema.Draft202012Validator(schema)

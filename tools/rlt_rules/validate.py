@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from .detector_checks import detector_diagnostics
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
 from .pairs import MarkerCache, pair_diagnostics
@@ -178,6 +179,7 @@ def check_records(
             continue
         diagnostics.extend(schema_errors)
         if not schema_errors:
+            diagnostics.extend(detector_diagnostics(loaded.document))
             rule_docs.append(loaded.document)
         elif isinstance(loaded.document.data.get("id"), str):
             # Keep a partial record for the cross-record checks, so one run reports them too.
@@ -283,7 +285,13 @@ def _explain(
         yield path, f"{field} must be one of: {options}; {_got(path, error, document)}"
         return
     if kind == "not":
-        yield path, f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it"
+        # A pattern ignores a value that is not a string, so "not pattern" fails for it too:
+        # its type error says what is wrong.
+        if isinstance(error.instance, str):
+            yield (
+                path,
+                f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it",
+            )
         return
     if kind == "pattern":
         hint = _description(error) or f"pattern {error.validator_value}"

@@ -1,9 +1,9 @@
 """``rlt-rules export``, ``show`` and ``list``: the library for tools, terminals and scripts.
 
 ``export --format F [-o PATH]`` renders one export (see :mod:`rlt_rules.export`) to stdout or,
-atomically, to PATH (a file; a folder for ``skill`` and ``llms``). ``show R03`` prints one
-rule for reading in a terminal. ``list`` prints the rules as a table or JSON, filtered by
-category, tag or status.
+atomically, to PATH (a file; a folder for ``skill``, ``llms`` and ``reviewers``; the reviewers'
+tree never replaces a file rlt-rules did not generate). ``show R03`` prints one rule for reading
+in a terminal. ``list`` prints the rules as a table or JSON, filtered by category, tag or status.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from pathlib import Path
 
 from .. import export
 from ..atomic import write_atomic, write_files_atomic
+from ..export import reviewers
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
 from ..project import load_library
-from .common import EXIT_OK, UsageError, add_rules_option
+from .common import EXIT_OK, UsageError, add_rules_option, add_site_url_option, site_url_for
 
 WIDTH = 88
 
@@ -27,22 +28,29 @@ WIDTH = 88
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     export_parser = subparsers.add_parser(
         "export",
-        help="write the library as JSON, SARIF, an Agent Skill, llms.txt or a checklist",
+        help="write the library as JSON, SARIF, an Agent Skill, llms.txt, a checklist, the "
+        "AI reviewers' instruction files or ast-grep rules",
         description="Render one export of a valid rules directory. Without -o the export goes "
-        "to stdout (for skill: SKILL.md; for llms: llms.txt). With -o it is written atomically: "
-        "to the file PATH, or for skill and llms into the folder PATH (PATH/SKILL.md; "
-        "PATH/llms.txt and PATH/llms-full.txt). Exits 1 when the library is invalid.",
+        "to stdout (for skill: SKILL.md; for llms: llms.txt; for reviewers: AGENTS.md; for "
+        "ast-grep: sgconfig.yml). With -o it is written atomically: to the file PATH, or for "
+        "skill, llms, reviewers and ast-grep into the folder PATH (PATH/SKILL.md; PATH/llms.txt "
+        "and PATH/llms-full.txt; the reviewers' tree: AGENTS.md, .github/, .cursor/, .claude/, "
+        ".coderabbit.yaml, .greptile/, .gemini/; PATH/sgconfig.yml, PATH/rules/, "
+        "PATH/rule-tests/). Exits 1 when the library is invalid.",
     )
     export_parser.add_argument(
         "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"
     )
     export_parser.add_argument("-o", "--output", metavar="PATH", help="file or folder to write")
     add_rules_option(export_parser)
+    add_site_url_option(export_parser)
     export_parser.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="URL of the published site root, for links to rule pages (default: relative links "
-        "in llms.txt, no URIs in SARIF)",
+        "--apply-to",
+        metavar="GLOB",
+        nargs="+",
+        action="extend",
+        help="reviewers only: the files the rules apply to, one glob each (repeatable; "
+        f"default: {' '.join(reviewers.DEFAULT_APPLY_TO)})",
     )
     export_parser.set_defaults(handler=run_export)
 
@@ -85,7 +93,16 @@ def _load(rules_dir: str) -> Library:
 
 def run_export(args: argparse.Namespace) -> int:
     library = _load(args.rules)
-    files = export.render(args.format, library, args.site_url)
+    options = {}
+    if args.apply_to is not None:
+        if "apply_to" not in export.FORMATS[args.format].options:
+            raise UsageError(f"--apply-to is for --format reviewers, not {args.format}")
+        try:
+            options["apply_to"] = reviewers.check_globs(args.apply_to)
+        except ValueError as error:
+            raise UsageError(f"--apply-to: {error}") from None
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    files = export.render(args.format, library, site_url, **options)
     if args.output is None:
         first = next(iter(files.values()))
         sys.stdout.buffer.write(first)
@@ -98,6 +115,8 @@ def run_export(args: argparse.Namespace) -> int:
     if export.FORMATS[args.format].writes_folder:
         if output.exists() and not output.is_dir():
             raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
+        if args.format == "reviewers":
+            _refuse_to_replace_other_files(output, files)
         written = write_files_atomic(output, files)
     else:
         if output.is_dir():
@@ -110,6 +129,21 @@ def run_export(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
+
+
+def _refuse_to_replace_other_files(output: Path, files: dict[str, bytes]) -> None:
+    """The reviewers' tree goes into a repository that may have its own ``AGENTS.md`` or
+    ``.coderabbit.yaml``: never replace one that rlt-rules did not generate."""
+    theirs = [
+        name
+        for name in files
+        if (output / name).is_file() and not reviewers.generated((output / name).read_bytes())
+    ]
+    if theirs:
+        raise UsageError(
+            f"{output}: would replace files rlt-rules did not generate: {', '.join(theirs)}; "
+            "write the tree to another folder and merge them"
+        )
 
 
 # --- show --------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """``rlt-rules findings check|sarif|markdown FILE``: check a review and show it where teams look.
 
-Every subcommand checks the findings file first (schema, library, and the reviewed files when
-``--repo`` is given) and prints each problem as ``path:line:column: message`` on stderr.
+Every subcommand checks the findings file first (schema, library, the reviewed files when
+``--repo`` is given, and the change under review when ``--diff`` is) and prints each problem
+as ``path:line:column: message`` on stderr.
 Errors stop it with exit 1; warnings (a deprecated rule, another library version) do not.
 """
 
@@ -15,9 +16,18 @@ from ..atomic import write_atomic
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review
+from ..findings.diff import DiffError
 from ..model import Library
 from ..project import load_library
-from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    add_rules_option,
+    add_site_url_option,
+    read_change,
+    site_url_for,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "check",
         help="check a findings file against the schema, the library and the reviewed code",
         description="Check a findings file. With --repo, also check that each location's file "
-        "exists, its lines exist and each suggested patch applies.",
+        "exists, its lines exist and each suggested patch applies; with --diff, that each "
+        "location is among the lines the change touches.",
     )
     _common(check)
     check.set_defaults(handler=run_check)
@@ -48,11 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(sarif)
     _output(sarif)
-    sarif.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="the published site, for each rule's helpUri (<URL>rules/R03/)",
-    )
+    add_site_url_option(sarif)
     sarif.set_defaults(handler=run_sarif)
 
     markdown = actions.add_parser(
@@ -63,11 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(markdown)
     _output(markdown)
-    markdown.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="the published site, for rule links (<URL>rules/R03/; default: relative links)",
-    )
+    add_site_url_option(markdown)
     markdown.set_defaults(handler=run_markdown)
 
 
@@ -78,6 +81,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--repo",
         metavar="DIR",
         help="the reviewed repository's root: check paths, line ranges and patches against it",
+    )
+    parser.add_argument(
+        "--diff",
+        metavar="FILE",
+        help="the change under review (a unified diff; - reads stdin): every finding must "
+        "point at lines of its hunks, as `rlt-rules review-context` lists them",
     )
 
 
@@ -102,8 +111,14 @@ def _checked(args: argparse.Namespace) -> tuple[Library, CheckResult]:
         repo = Path(args.repo)
         if not repo.is_dir():
             raise UsageError(f"{args.repo}: no such directory (--repo)")
+    change = None
+    if args.diff is not None:
+        try:
+            change = read_change(args.diff)
+        except DiffError as error:
+            raise UsageError(f"--diff {args.diff}: {error}") from None
     library = load_library(rules)
-    result = check_review(path, library, repo, args.file)
+    result = check_review(path, library, repo, args.file, change)
     for diagnostic in result.diagnostics:
         print(diagnostic, file=sys.stderr)
     return library, result
@@ -130,7 +145,8 @@ def run_sarif(args: argparse.Namespace) -> int:
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
-    _emit(args, findings_sarif.render(result.review, library, args.site_url))
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    _emit(args, findings_sarif.render(result.review, library, site_url))
     return EXIT_OK
 
 
@@ -138,6 +154,7 @@ def run_markdown(args: argparse.Namespace) -> int:
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
-    text = findings_markdown.render_markdown(result.review, library, args.site_url)
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    text = findings_markdown.render_markdown(result.review, library, site_url)
     _emit(args, text.encode("utf-8"))
     return EXIT_OK

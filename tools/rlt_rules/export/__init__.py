@@ -12,11 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import bundle
+from ..jsonout import indented
 from ..model import Library
-from ..schemas import schema_dir
-from . import checklist, llms, sarif, skill
+from ..schemas import bundled_schema, load_schema, schema_dir
+from . import astgrep, checklist, llms, reviewers, sarif, skill
 
-Renderer = Callable[[Library, str | None], dict[str, bytes]]
+#: ``render(library, site_url, **options)``: the options a format names in ``options``.
+Renderer = Callable[..., dict[str, bytes]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,15 +26,18 @@ class ExportFormat:
     """One export format.
 
     ``render(library, site_url)`` gives its files by relative path; ``site_folder`` is where
-    they go in the built site, relative to its root (``""`` or ``"skill/"``); ``writes_folder``
-    says that ``rlt-rules export -o PATH`` names a folder (several files, or a file whose name
-    matters) rather than the one file to write.
+    they go in the built site, relative to its root (``""`` or ``"skill/"``), or None for an
+    export the site does not publish; ``writes_folder`` says that ``rlt-rules export -o PATH``
+    names a folder (several files, or a file whose name matters) rather than the one file to
+    write. ``options`` names the keyword arguments ``render`` takes besides those two
+    (``apply_to`` for ``reviewers``); the site publishes every format with its defaults.
     """
 
     name: str
     render: Renderer
-    site_folder: str = ""
+    site_folder: str | None = ""
     writes_folder: bool = False
+    options: tuple[str, ...] = ()
 
 
 #: Every export format, by name, in the order ``--help`` and the site list them.
@@ -46,29 +51,57 @@ FORMATS: dict[str, ExportFormat] = {
         ),
         ExportFormat("llms", llms.files, writes_folder=True),
         ExportFormat("checklist", lambda library, site_url: checklist.files(library)),
+        ExportFormat(
+            "reviewers", reviewers.files, "reviewers/", writes_folder=True, options=("apply_to",)
+        ),
+        # Not on the site: a repository vendors it with `export -o`, and choosing its test
+        # cases runs the detectors over the examples (seconds at thousands of rules).
+        ExportFormat("ast-grep", astgrep.files, None, writes_folder=True),
     )
 }
 
-#: The schemas a bundle reader needs, published next to the exports.
-PUBLISHED_SCHEMAS = ("bundle.schema.json", "rule.schema.json", "library.schema.json")
+#: The schemas published next to the exports: the bundle's (self-contained: the rule and library
+#: schemas embedded, see :func:`rlt_rules.schemas.bundled_schema`), the record formats, and the
+#: format review findings are written in.
+PUBLISHED_SCHEMAS = (
+    "bundle.schema.json",
+    "rule.schema.json",
+    "library.schema.json",
+    "findings.schema.json",
+)
 
 
-def render(format_name: str, library: Library, site_url: str | None) -> dict[str, bytes]:
-    """Render one format; raises ``KeyError`` for an unknown format name."""
-    return FORMATS[format_name].render(library, site_url)
+def render(
+    format_name: str, library: Library, site_url: str | None, **options: object
+) -> dict[str, bytes]:
+    """Render one format; raises ``KeyError`` for an unknown format name and ``TypeError``
+    for an option the format does not take."""
+    entry = FORMATS[format_name]
+    unknown = set(options) - set(entry.options)
+    if unknown:
+        raise TypeError(f"export format {format_name} takes no {', '.join(sorted(unknown))}")
+    return entry.render(library, site_url, **options)
 
 
 def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
     """Files to publish in the built site, keyed by path relative to the site root.
 
     ``rules.json``, ``rules.sarif.json``, ``llms.txt``, ``llms-full.txt``, ``checklist.md``,
-    ``skill/SKILL.md`` and the JSON schemas under ``schema/``. ``site_url`` is the URL of the
-    (versioned) site root; rule pages are at ``<site_url>rules/<id>/``.
+    ``skill/SKILL.md``, the AI reviewers' tree under ``reviewers/`` and the JSON schemas under
+    ``schema/`` (every format but ``ast-grep``). ``site_url`` is the URL of the (versioned)
+    site root; rule pages are at ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
     for entry in FORMATS.values():
+        if entry.site_folder is None:
+            continue
         for path, data in entry.render(library, site_url).items():
             published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:
-        published[f"schema/{schema_name}"] = (schema_dir() / schema_name).read_bytes()
+        schema = bundled_schema(schema_name)
+        published[f"schema/{schema_name}"] = (
+            (schema_dir() / schema_name).read_bytes()
+            if schema is load_schema(schema_name)  # nothing to embed: the file as written
+            else indented(schema)
+        )
     return published

@@ -288,7 +288,16 @@ def inert_library(library: Library) -> Library:
         subtitle=inert_text(library.subtitle),
         preamble=tuple(inert_markdown(paragraph) for paragraph in library.preamble),
         categories=tuple(
-            replace(category, title=inert_text(category.title)) for category in library.categories
+            _replaced(
+                category,
+                title=inert_text(category.title),
+                what_goes_wrong=(
+                    None
+                    if category.what_goes_wrong is None
+                    else inert_markdown(category.what_goes_wrong)
+                ),
+            )
+            for category in library.categories
         ),
         rules=tuple(inert_rule(rule) for rule in library.rules),
     )

@@ -2,7 +2,8 @@
 
 One run whose ``tool.driver`` describes the library and lists every rule, so linters, CI and
 review tools can annotate findings with our rule ids and link to the rule pages. There are no
-results: this file describes rules; :func:`rule_descriptors` is reused by tools that report
+results (an empty ``results`` array: SARIF readers such as sarif-tools expect one in every
+run); this file describes rules, and :func:`rule_descriptors` is reused by tools that report
 findings. Without a site URL the URI fields (``informationUri``, ``helpUri``) are left out.
 """
 
@@ -128,11 +129,11 @@ def driver(library: Library, site_url: str | None) -> dict[str, Any]:
 
 
 def sarif_log(library: Library, site_url: str | None) -> dict[str, Any]:
-    """A SARIF log with one run holding the rule metadata and no results."""
+    """A SARIF log with one run holding the rule metadata and no results (``"results": []``)."""
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
-        "runs": [{"tool": {"driver": driver(library, site_url)}}],
+        "runs": [{"tool": {"driver": driver(library, site_url)}, "results": []}],
     }
 
 

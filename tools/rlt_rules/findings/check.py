@@ -3,7 +3,8 @@
 Order: load with positions (:func:`rlt_rules.load.load_yaml`; libyaml reads JSON too) ->
 schema (:func:`rlt_rules.validate.schema_diagnostics`, same messages as ``validate``) -> the
 library (unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
-repository is given (paths, line ranges, columns, whether a suggested patch applies). Every
+repository is given (paths, line ranges, columns, whether a suggested patch applies) -> the
+change under review when its diff is given (each location among the lines it touches). Every
 problem is a :class:`Diagnostic` at its ``path:line:column`` in the findings file; warnings do
 not stop the review from being built.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from ..load import Document, JsonPath, Position, load_yaml
 from ..model import Diagnostic, Library, Severity, Status, id_span
 from ..validate import schema_diagnostics
+from .diff import Change, LineRange
 from .model import FindingsError, Review
 from .patch import Patch, PatchError, PatchOp, parse_patch
 
@@ -41,19 +43,28 @@ class CheckResult:
 
 
 def load_review(
-    path: Path, library: Library, repo: Path | None = None, display_path: str | None = None
+    path: Path,
+    library: Library,
+    repo: Path | None = None,
+    display_path: str | None = None,
+    change: Change | None = None,
 ) -> tuple[Review, tuple[Diagnostic, ...]]:
     """The checked review and its warnings; raise :class:`FindingsError` when there are errors."""
-    result = check_review(path, library, repo, display_path)
+    result = check_review(path, library, repo, display_path, change)
     if result.review is None:
         raise FindingsError(result.errors)
     return result.review, result.warnings
 
 
 def check_review(
-    path: Path, library: Library, repo: Path | None = None, display_path: str | None = None
+    path: Path,
+    library: Library,
+    repo: Path | None = None,
+    display_path: str | None = None,
+    change: Change | None = None,
 ) -> CheckResult:
-    """Check the findings file ``path``; ``repo`` is the reviewed repository's root, if known."""
+    """Check the findings file ``path``; ``repo`` is the reviewed repository's root, if known,
+    and ``change`` the diff under review (each location must meet one of its hunks)."""
     loaded = load_yaml(path, display_path)
     if loaded.document is None:
         return CheckResult(None, loaded.diagnostics)
@@ -65,6 +76,8 @@ def check_review(
     files = _RepoFiles(repo) if repo is not None else None
     for index, finding in enumerate(document.data["findings"]):
         found.extend(_finding_diagnostics(document, index, finding, files))
+        if change is not None:
+            found.extend(_change_diagnostics(document, index, finding, change))
     found.sort(key=lambda d: (d.line, d.column))
     if any(d.severity is Severity.ERROR for d in found):
         return CheckResult(None, tuple(found))
@@ -173,6 +186,38 @@ def _finding_diagnostics(
     patch_text = finding.get("suggested_patch")
     if patch_text is not None:
         yield from _patch_diagnostics(document, index, patch_text, location["path"], lines, rule_id)
+
+
+def _change_diagnostics(document: Document, index: int, finding: dict[str, Any], change: Change):
+    """A finding points at lines the change touches: a file of the diff, inside one of its
+    hunks (the ranges ``review-context`` lists)."""
+    location = finding["location"]
+    where: JsonPath = ("findings", index, "location")
+    shown = f"findings[{index}].location"
+    changed = change.file(location["path"])
+    if changed is None:
+        listed = ", ".join(f"'{other.path}'" for other in change.files[:5])
+        more = f" and {len(change.files) - 5} more" if len(change.files) > 5 else ""
+        yield _at(
+            document,
+            (*where, "path"),
+            f"{shown}.path '{location['path']}' is not in the change under review, which "
+            f"changes {listed}{more}",
+            finding["rule"],
+        )
+        return
+    start, end = location["start_line"], location["end_line"]
+    if isinstance(start, float) or isinstance(end, float) or start > end:
+        return  # reported above
+    if not changed.covers(start, end):
+        ranges = ", ".join(hunk.lines.label() for hunk in changed.hunks) or "none"
+        yield _at(
+            document,
+            (*where, "start_line"),
+            f"{shown}: {LineRange(start, end).label()} of {location['path']}: outside the "
+            f"change under review, whose hunks there are {ranges}",
+            finding["rule"],
+        )
 
 
 def _is_float(mapping: dict[str, Any], key: str) -> bool:

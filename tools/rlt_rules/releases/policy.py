@@ -7,8 +7,9 @@ Version policy (:func:`compare`):
   (a meaning change cannot be detected in text), a category removed;
 * **minor**: a rule added, a rule deprecated (or un-deprecated), a category added;
 * **patch**: any other edit of a released rule (title, statement, seed_example, rationale,
-  triggers, impact, correction, examples, tags, related, replaced_by, retired_reason) or of the
-  library's title, subtitle, preamble or a category title.
+  triggers, impact, correction, examples, tags, related, replaced_by, retired_reason,
+  detectors) or of the library's title, subtitle, preamble, a category title or its
+  ``what_goes_wrong`` text.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ class ChangeKind(StrEnum):
     REMOVED = "removed"
 
 
-#: Fields of a rule whose edit is a patch (a rewording); ``category`` is a change of meaning.
+#: Fields of a rule whose edit is a patch (a rewording, or a detector added or refined: a hint
+#: changes no rule's meaning); ``category`` is a change of meaning.
 TEXT_FIELDS = (
     "title",
     "statement",
@@ -45,6 +47,7 @@ TEXT_FIELDS = (
     "related",
     "replaced_by",
     "retired_reason",
+    "detectors",
 )
 MEANING_FIELDS = ("category",)
 
@@ -207,6 +210,20 @@ def _library_changes(old: Library, new: Library) -> Iterable[LibraryChange]:
                 "categories",
                 Bump.PATCH,
                 f"category {category_id} retitled (an edit is a patch release)",
+            )
+        before = old_categories.get(category_id)
+        if before is not None and before.what_goes_wrong != category.what_goes_wrong:
+            edit = (
+                "added"
+                if before.what_goes_wrong is None
+                else "removed"
+                if category.what_goes_wrong is None
+                else "reworded"
+            )
+            yield LibraryChange(
+                "categories",
+                Bump.PATCH,
+                f"category {category_id}: what goes wrong {edit} (an edit is a patch release)",
             )
     for category_id in old_categories:
         if category_id not in new_categories:

@@ -15,6 +15,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 
 from ..model import Library
+from . import learn
 from .markup import INDEX_URI, category_uri
 from .pages import REVIEW_TITLE, REVIEW_URI
 
@@ -29,7 +30,8 @@ def add_generated_pages_to_nav(nav: list, library: Library, with_sample_review: 
 
 
 def add_categories_to_nav(nav: list, library: Library) -> None:
-    """Insert the category pages after ``rules/index.md`` in its nav section (once)."""
+    """Insert the category pages after ``rules/index.md`` in its nav section (once), and the
+    Learn path's lessons after ``learn/index.md`` (:func:`learn.add_to_nav`)."""
     section = _nav_section_holding(nav, INDEX_URI)
     if section is None:
         raise PluginError(
@@ -45,6 +47,7 @@ def add_categories_to_nav(nav: list, library: Library) -> None:
         if category_uri(category.id) not in listed
     ]
     section[position + 1 : position + 1] = additions
+    learn.add_to_nav(nav, library)
 
 
 def _nav_target(item: object) -> object:

@@ -19,6 +19,7 @@ from ..findings import site_page as review_markdown
 from ..model import Library
 from ..releases import History, rule_history
 from ..schemas import load_schema, schema_dir
+from . import learn
 from .cache import PageCache
 from .listing import INDEX_TABLE, category_page, index_page
 from .markup import CHANGELOG_URI, FORMAT_URI, INDEX_URI, GeneratedPage, category_uri, rule_uri
@@ -109,6 +110,11 @@ def sample_review(site: SiteInput) -> Iterable[GeneratedPage]:
         )
 
 
+def learn_pages(site: SiteInput) -> Iterable[GeneratedPage]:
+    """The Learn path: its overview, a lesson per category and the practice pages."""
+    yield from learn.generated_pages(site.library, site.directory_urls)
+
+
 #: Every page generator, in the order their pages join the build.
 GENERATORS: tuple[Callable[[SiteInput], Iterable[GeneratedPage]], ...] = (
     rule_pages,
@@ -117,6 +123,7 @@ GENERATORS: tuple[Callable[[SiteInput], Iterable[GeneratedPage]], ...] = (
     format_reference,
     changelog,
     sample_review,
+    learn_pages,
 )
 
 

@@ -39,7 +39,7 @@ from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from ..model import LibraryError, Rule
 from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from ..validate import DocumentCache
-from . import RULES_DIR_ENV
+from . import RULES_DIR_ENV, learn
 from .cache import PageCache
 from .listing import index_filter_text
 from .markers import MARKERS, Filled, fill_markers
@@ -206,6 +206,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             files.append(file)
         text = index_filter_text(build.site.library, build.site.cache)
         files.append(File.generated(config, INDEX_TEXT_URI, content=text))
+        practice = learn.generated_files(build.site.library, build.site.directory_urls)
+        for uri, content in practice.items():
+            files.append(File.generated(config, uri, content=content))
         return files
 
     def _fill(self, markdown: str, page_uri: str) -> Filled:

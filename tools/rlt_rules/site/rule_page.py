@@ -16,6 +16,7 @@ from ..model import Category, Library, Rule, Status
 from ..releases import NEXT, RuleHistory
 from .cache import PageCache
 from .examples_section import examples_section
+from .hints import hints_markdown
 from .markup import (
     CHANGELOG_URI,
     category_uri,
@@ -131,6 +132,7 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> str:
         markdown(rule.rationale),
         "",
     ]
+    out += hints_markdown(rule)
     if rule.examples:
         out += _examples(rule, cache)
     if page.related:

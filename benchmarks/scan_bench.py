@@ -1,0 +1,103 @@
+"""``rlt-rules scan`` against ``ast-grep scan`` with the exported rules, over the same files.
+
+The corpus: 1,000 Python files of about 300 lines, each the library's example programs (whole
+programs, so every file parses) appended until it reaches 300 lines, so the detectors find
+what they find in real rule examples. Both commands print every hit as JSON; the hit counts
+must agree or the run stops. ``python benchmarks/scan_bench.py`` runs it alone.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rlt_rules import load_library
+from rlt_rules.export import astgrep
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+FILES = 1000
+LINES = 300
+
+
+def write_corpus(folder: Path, files: int = FILES, lines: int = LINES) -> int:
+    """``files`` Python files of at least ``lines`` lines; returns the total line count."""
+    library = load_library(ROOT / "rules")
+    programs = [example.code for rule in library.rules for example in rule.examples]
+    folder.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for index in range(files):
+        parts: list[str] = []
+        count = 0
+        position = index
+        while count < lines:
+            program = programs[position % len(programs)]
+            parts.append(program)
+            count += program.count("\n")
+            position += 7  # a different mix in each file
+        (folder / f"module_{index:04}.py").write_text("\n\n".join(parts), encoding="utf-8")
+        total += count
+    return total
+
+
+def _timed(command: list[str], output: Path) -> tuple[float, str]:
+    """Wall time of one fresh process; exit 0 (no hits) and 1 (hits) both count as success."""
+    started = time.perf_counter()
+    with output.open("w", encoding="utf-8") as sink:
+        completed = subprocess.run(
+            command, stdout=sink, stderr=subprocess.PIPE, text=True, check=False
+        )
+    elapsed = time.perf_counter() - started
+    if completed.returncode not in (0, 1):
+        raise SystemExit(f"benchmark command failed: {' '.join(command)}\n{completed.stderr}")
+    return elapsed, output.read_text(encoding="utf-8")
+
+
+def bench_scan(runs: int = 5) -> list[str]:
+    """Interleaved runs of both commands; medians, their ratio and the issue's two targets."""
+    with tempfile.TemporaryDirectory(prefix="rlt-scan-bench-") as tmp:
+        base = Path(tmp)
+        corpus = base / "corpus"
+        total_lines = write_corpus(corpus)
+        exported = base / "ast-grep"
+        library = load_library(ROOT / "rules")
+        for relative, data in astgrep.files(library, None).items():
+            (exported / relative).parent.mkdir(parents=True, exist_ok=True)
+            (exported / relative).write_bytes(data)
+        ours_command = [str(BIN / "rlt-rules"), "scan", str(corpus), "--format", "json"]
+        ours_command += ["--rules", str(ROOT / "rules")]
+        peer_command = [str(BIN / "ast-grep"), "scan", "-c", str(exported / "sgconfig.yml")]
+        peer_command += ["--json=compact", str(corpus)]
+        times: dict[str, list[float]] = {"ours": [], "peer": []}
+        hits: dict[str, int] = {}
+        for round_number in range(runs):
+            order = ["ours", "peer"] if round_number % 2 == 0 else ["peer", "ours"]
+            for name in order:
+                command = ours_command if name == "ours" else peer_command
+                elapsed, text = _timed(command, base / f"{name}.json")
+                times[name].append(elapsed)
+                found = json.loads(text)
+                hits[name] = len(found["hits"] if name == "ours" else found)
+        if hits["ours"] != hits["peer"]:
+            raise SystemExit(f"the two scans disagree: {hits}")
+        ours, peer = statistics.median(times["ours"]), statistics.median(times["peer"])
+        ratio = ours / peer
+        return [
+            f"scan corpus: {FILES} files, {total_lines} lines, {hits['ours']} hits each",
+            f"{'scan (rlt-rules scan)':<28} {FILES:>5}  {ours:9.3f} s       "
+            f"ast-grep scan {peer:8.3f} s = {ratio:5.2f}x of it  "
+            f"target <= 1.5x: {'PASS' if ratio <= 1.5 else 'FAIL'}  "
+            f"target < 5 s: {'PASS' if ours < 5 else 'FAIL'}",
+            f"  (runs: ours {', '.join(f'{t:.2f}' for t in times['ours'])}; "
+            f"ast-grep {', '.join(f'{t:.2f}' for t in times['peer'])})",
+        ]
+
+
+if __name__ == "__main__":
+    for line in bench_scan(int(sys.argv[1]) if len(sys.argv) > 1 else 5):
+        print(line, flush=True)

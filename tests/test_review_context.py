@@ -1,0 +1,283 @@
+"""``rlt-rules review-context`` and the loop around it: the context for one change, the agent's
+answer checked against the library, the code and the change (``findings check --diff``), and
+the answer published. The site page "Review a change with an agent" is run as written."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from rlt_rules import Library, load_library
+from rlt_rules.cli import main
+from rlt_rules.export.answer import field_lines
+from rlt_rules.export.digest import Detail, applicable_rules, rule_text
+from rlt_rules.findings.context import ContextTooLong, review_context
+from rlt_rules.findings.diff import DiffError, FileStatus, LineRange, parse_diff
+from rlt_rules.schemas import load_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "review-context"
+SAMPLE_DIFF = "samples/review/change.diff"
+SAMPLE_CODE = "samples/review/scheduler.py"
+SITE_URL = "https://rules.example.org/rlt/1.0.0/"
+PAGE = ROOT / "site" / "review-agent.md"
+
+
+@pytest.fixture(scope="module")
+def library() -> Library:
+    return load_library(ROOT / "rules")
+
+
+@pytest.fixture(scope="module")
+def change():
+    return parse_diff((ROOT / SAMPLE_DIFF).read_text(encoding="utf-8"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- the diff --------------------------------------------------------------------------------
+
+
+def test_the_sample_diff_is_the_change_that_made_the_sample_code(change) -> None:
+    """Reversed, it applies to ``scheduler.py`` as it is: its hunks are the file's lines."""
+    (changed,) = change.files
+    assert changed.path == SAMPLE_CODE and changed.status is FileStatus.MODIFIED
+    (hunk,) = changed.hunks
+    assert hunk.lines == LineRange(52, 127) and (hunk.added, hunk.removed) == (55, 6)
+    lines = (ROOT / SAMPLE_CODE).read_text(encoding="utf-8").splitlines()
+    added = [
+        line[1:]
+        for line in (ROOT / SAMPLE_DIFF).read_text(encoding="utf-8").splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    assert all(text in lines[51:127] for text in added)
+
+
+def test_a_git_diff_with_every_kind_of_change() -> None:
+    change = parse_diff((FIXTURES / "mixed.diff").read_text(encoding="utf-8"))
+    files = {changed.path: changed for changed in change.files}
+    assert [changed.path for changed in change.files] == [
+        "src/a.py",
+        "src/new.py",
+        "old.py",
+        "y.py",
+        "img.png",
+    ]
+    assert [h.lines for h in files["src/a.py"].hunks] == [LineRange(10, 13), LineRange(41, 41)]
+    assert files["src/new.py"].status is FileStatus.ADDED
+    assert files["old.py"].status is FileStatus.DELETED and not files["old.py"].covers(1, 1)
+    assert files["y.py"].status is FileStatus.RENAMED and files["y.py"].old_path == "x.py"
+    assert files["img.png"].binary
+    assert files["src/a.py"].covers(12, 20) and not files["src/a.py"].covers(14, 40)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "no changed file found"),
+        ("just words\n", "no changed file found"),
+        ("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n", "not a unified diff: Hunk is shorter"),
+    ],
+)
+def test_what_is_not_a_diff(text: str, message: str) -> None:
+    with pytest.raises(DiffError, match=message):
+        parse_diff(text)
+
+
+# --- the context -----------------------------------------------------------------------------
+
+
+def test_the_context_holds_preamble_rules_change_and_answer_format(library, change) -> None:
+    text = review_context(library, SITE_URL, change, diff_name=SAMPLE_DIFF)
+    order = [text.index(part) for part in ("## How to review", "## The rules", "## The change")]
+    assert order == sorted(order) and text.index("## How to answer") > order[-1]
+    for paragraph in library.preamble:
+        assert paragraph in text
+    for rule in applicable_rules(library):
+        assert rule_text(rule, Detail.FULL, SITE_URL, level=4) in text
+    assert f"- `{SAMPLE_CODE}` (modified): lines 52–127 (+55 −6)" in text
+    for line in field_lines():
+        assert line in text
+    example = re.search(r"```yaml\n(.*?)```", text, re.DOTALL)
+    assert example is not None
+    jsonschema.Draft202012Validator(load_schema("findings.schema.json")).validate(
+        yaml.safe_load(example.group(1))
+    )
+    assert f"rlt-rules findings check ANSWER.yaml --repo . --diff {SAMPLE_DIFF}" in text
+
+
+@pytest.mark.parametrize(
+    ("max_chars", "detail"),
+    [(40_000, Detail.FULL), (25_000, Detail.GUIDANCE), (12_000, Detail.STATEMENT)],
+)
+def test_max_chars_gives_a_digest_of_whole_rules(library, change, max_chars, detail) -> None:
+    text = review_context(library, SITE_URL, change, max_chars=max_chars)
+    assert len(text) <= max_chars
+    for rule in applicable_rules(library):
+        assert rule_text(rule, detail, SITE_URL, level=4) in text
+    assert f"- `{SAMPLE_CODE}` (modified)" in text and "## How to answer" in text
+
+
+def test_a_tight_budget_lists_whole_lines_and_says_what_is_left_out(library, change) -> None:
+    for max_chars in (6_000, 5_000, 4_600):
+        text = review_context(library, SITE_URL, change, max_chars=max_chars)
+        assert len(text) <= max_chars
+        listed = re.findall(r"^- \[(R\d+) ", text, re.MULTILINE)
+        for rule_id in listed:
+            assert rule_text(library.rule(rule_id), Detail.INDEX, SITE_URL) in text.splitlines()
+        left_out = len(applicable_rules(library)) - len(listed)
+        if left_out:
+            noun = "rule" if left_out == 1 else "rules"
+            assert f"- … {left_out} more {noun}, listed at {SITE_URL}rules/" in text
+    with pytest.raises(ContextTooLong, match="give at least"):
+        review_context(library, SITE_URL, change, max_chars=3_000)
+
+
+def test_without_a_diff_the_context_says_so(library) -> None:
+    text = review_context(library, None, None)
+    assert "No diff was given" in text
+    assert "rlt-rules findings check ANSWER.yaml --repo .`" in text
+
+
+# --- the loop on samples/review, through the command line -------------------------------------
+
+
+def test_the_loop_with_a_valid_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    context = tmp_path / "context.md"
+    code, _, err = run(
+        capsys, "review-context", "--diff", SAMPLE_DIFF, "--max-chars", "12000", "-o", str(context)
+    )
+    assert code == 0, err
+    assert len(context.read_text(encoding="utf-8")) <= 12_000
+    answer = str(FIXTURES / "answer.yaml")
+    checked = ("--repo", ".", "--diff", SAMPLE_DIFF)
+    code, out, err = run(capsys, "findings", "check", answer, *checked)
+    assert (code, out, err) == (0, "ok: 2 finding(s), 0 warning(s)\n", "")
+    sarif = tmp_path / "review.sarif"
+    assert run(capsys, "findings", "sarif", answer, *checked, "-o", str(sarif))[0] == 0
+    results = json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
+    assert [result["ruleId"] for result in results] == ["R07", "R17"]
+    code, out, _ = run(capsys, "findings", "markdown", answer, *checked)
+    assert code == 0 and "## Review: 2 findings in 1 file" in out
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "answer-unknown-rule.yaml",
+            ":20:11: unknown rule 'R42': library 1.0.0 has rules R01–R17",
+        ),
+        (
+            "answer-outside-diff.yaml",
+            ":9:19: findings[0].location: lines 30–35 of samples/review/scheduler.py: outside "
+            "the change under review, whose hunks there are lines 52–127",
+        ),
+    ],
+)
+def test_the_loop_rejects_an_answer_at_the_position_of_its_mistake(
+    answer: str,
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(ROOT)
+    path = f"tests/fixtures/review-context/{answer}"
+    checked = ("--repo", ".", "--diff", SAMPLE_DIFF)
+    code, out, err = run(capsys, "findings", "check", path, *checked)
+    assert code == 1 and out == ""
+    assert err.splitlines() == [path + expected, "1 error(s), 0 warning(s)"]
+    sarif = tmp_path / "review.sarif"
+    assert run(capsys, "findings", "sarif", path, *checked, "-o", str(sarif))[0] == 1
+    assert not sarif.exists()
+    # Without --diff, the line outside the change is not a mistake.
+    code, _, _ = run(capsys, "findings", "check", path, "--repo", ".")
+    assert code == (0 if "outside" in answer else 1)
+
+
+def test_review_context_usage(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("sys.stdin", open(ROOT / SAMPLE_DIFF, encoding="utf-8"))  # noqa: SIM115
+    code, out, _ = run(capsys, "review-context", "--diff", "-")
+    assert code == 0 and f"- `{SAMPLE_CODE}` (modified): lines 52–127" in out
+    assert "--diff CHANGE.diff" in out
+    broken = tmp_path / "broken.diff"
+    broken.write_text("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n", encoding="utf-8")
+    code, _, err = run(capsys, "review-context", "--diff", str(broken))
+    assert code == 1 and "not a unified diff" in err
+    code, _, err = run(capsys, "review-context", "--diff", str(tmp_path / "none.diff"))
+    assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, "review-context", "--max-chars", "100")
+    assert code == 2 and "give at least" in err
+    code, _, err = run(capsys, "review-context", "-o", str(tmp_path / "no" / "context.md"))
+    assert code == 2 and "existing folder" in err
+    with pytest.raises(SystemExit):
+        main(["review-context", "--max-chars", "0"])
+    code, _, err = run(capsys, "findings", "check", "samples/review/findings.yaml", "--diff", "x")
+    assert code == 2 and "no such file" in err
+
+
+# --- the site page, run as written -----------------------------------------------------------
+
+
+def _page_blocks(language: str) -> list[str]:
+    page = PAGE.read_text(encoding="utf-8")
+    fences = re.finditer(rf"^(?P<indent> *)```{language}\n(?P<body>.*?)^ *```", page, re.S | re.M)
+    return [re.sub(rf"(?m)^{match['indent']}", "", match["body"]) for match in fences]
+
+
+def test_the_page_walks_the_loop_as_written(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Every command of the page runs in a copy of the repository's files it uses and does what
+    the page says; the failing answer fails with the messages the page shows."""
+    for name in ("rules", "releases", "samples"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    monkeypatch.chdir(tmp_path)
+    answers = _page_blocks("yaml")
+    assert len(answers) == 2
+    (tmp_path / "answer.yaml").write_text(answers[1], encoding="utf-8")
+    short = tmp_path / "short.yaml"
+    short.write_text(answers[0], encoding="utf-8")
+    checked = run(capsys, "findings", "check", str(short), "--repo", ".", "--diff", SAMPLE_DIFF)
+    assert checked[0] == 0, checked
+
+    commands = [
+        shlex.split(line)
+        for block in _page_blocks("sh")
+        for line in block.splitlines()
+        if line.startswith("rlt-rules ")
+    ]
+    assert len(commands) == 5
+    outputs = {}
+    for command in commands:
+        code, out, err = run(capsys, *command[1:])
+        outputs[" ".join(command)] = (code, out, err)
+    failing = "rlt-rules findings check answer.yaml --repo . --diff samples/review/change.diff"
+    (expected,) = [block for block in _page_blocks("text") if block.startswith("answer.yaml")]
+    assert outputs.pop(failing) == (1, "", expected)
+    for command, (code, _out, err) in outputs.items():
+        assert code == 0, (command, err)
+    ok = "rlt-rules findings check samples/review/findings.yaml --repo . --diff " + SAMPLE_DIFF
+    assert outputs[ok][1] == "ok: 6 finding(s), 0 warning(s)\n"
+    context = (tmp_path / "context.md").read_text(encoding="utf-8")
+    (change_line,) = [block for block in _page_blocks("text") if block.startswith("- `")]
+    assert change_line.strip() in context
+    assert len(context) <= 12_000
+    assert (tmp_path / "review.sarif").is_file() and (tmp_path / "review.md").is_file()

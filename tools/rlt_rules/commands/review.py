@@ -1,0 +1,94 @@
+"""``rlt-rules review-context [--diff FILE | -] [--max-chars N]``: what an agent needs to review
+one change with the library, as one Markdown document (:mod:`rlt_rules.findings.context`).
+
+The agent's answer is then checked with ``rlt-rules findings check ANSWER --repo . --diff FILE``
+and published with ``findings sarif`` or ``findings markdown``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..atomic import write_atomic
+from ..findings.context import ContextTooLong, review_context
+from ..findings.diff import DiffError
+from ..project import load_library
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    add_rules_option,
+    add_site_url_option,
+    read_change,
+    site_url_for,
+)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "review-context",
+        help="print what an agent needs to review one change: rules, changed lines, answer format",
+        description="Print one Markdown document for an agent reviewing a change: the "
+        "library's preamble, the rules (in full, or in the most detail that fits --max-chars, "
+        "never cut inside a rule), the files and line ranges the diff changes, and the findings "
+        "format to answer in. Check the answer with `rlt-rules findings check ANSWER --repo . "
+        "--diff FILE`. Exit 1 when the diff or the library is invalid, 2 on usage errors.",
+    )
+    parser.add_argument(
+        "--diff",
+        metavar="FILE",
+        help="the change under review as a unified diff (`git diff`, `diff -u`); - reads stdin",
+    )
+    parser.add_argument(
+        "--max-chars",
+        metavar="N",
+        type=_positive,
+        help="keep the document within N characters: the rules become a digest if needed",
+    )
+    add_rules_option(parser)
+    add_site_url_option(parser)
+    parser.add_argument(
+        "-o", "--output", metavar="PATH", help="write here (replaced atomically), not to stdout"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    if not Path(args.rules).is_dir():
+        raise UsageError(f"{args.rules}: no such directory (give the rules folder with --rules)")
+    change = None
+    if args.diff is not None:
+        try:
+            change = read_change(args.diff)
+        except DiffError as error:
+            print(f"{args.diff}: {error}", file=sys.stderr)
+            return EXIT_INVALID
+    library = load_library(args.rules)
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    diff_name = args.diff if args.diff not in (None, "-") else "CHANGE.diff"
+    try:
+        text = review_context(
+            library, site_url, change, max_chars=args.max_chars, diff_name=diff_name
+        )
+    except ContextTooLong as error:
+        raise UsageError(str(error)) from None
+    if args.output:
+        output = Path(args.output)
+        if not output.parent.is_dir() or output.is_dir():
+            raise UsageError(f"{output}: give a file in an existing folder (-o)")
+        write_atomic(output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

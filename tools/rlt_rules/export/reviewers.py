@@ -1,0 +1,380 @@
+"""``reviewers``: the library as the instruction files AI reviewers read from the reviewed
+repository, one tree to copy into it.
+
+Each tool has its own file, front matter and limits (as documented in late 2026):
+
+========================================================  ==========================================
+``AGENTS.md``                                              the open convention (Codex, Copilot's
+                                                           agent, CodeRabbit, Windsurf…): plain
+                                                           Markdown; Codex reads at most 32 KiB of
+                                                           all AGENTS.md files together
+``.github/instructions/rlt-rules.instructions.md``         Copilot: ``applyTo`` globs; code review
+                                                           reads the first 4,000 characters
+``.cursor/rules/rlt-rules.mdc``                            Cursor: ``description``, ``globs``,
+                                                           ``alwaysApply``; under 500 lines
+``.claude/agents/rlt-reviewer.md``                         a Claude Code review subagent: ``name``,
+                                                           ``description``, read-only ``tools``
+``.coderabbit.yaml``                                       ``reviews.path_instructions``: up to
+                                                           20,000 characters per instruction
+``.greptile/config.json``                                  ``rules`` with ids, scopes, severities
+``.gemini/styleguide.md``                                  Gemini Code Assist's style guide
+========================================================  ==========================================
+
+Every file opens with a line saying it is generated, by which rlt-rules, from which library
+version; every rule links its page. Where a file has a limit, the rules are listed in the most
+detail that fits it (:func:`rlt_rules.export.digest.fit_rules`), never cut inside a rule.
+``apply_to`` globs (default ``**/*.py``) scope every file that has scopes; the others say in
+words where the rules apply. Retired rules are left out; a deprecated rule names its
+replacement. Rule text is the inert library's (:mod:`.inert`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import yaml
+
+from ..about import NAME, VERSION
+from ..jsonout import indented
+from ..model import Library, Status
+from .answer import answer_blocks
+from .astgrep import coderabbit_rule_dirs
+from .digest import (
+    Detail,
+    Measure,
+    applicable_rules,
+    characters,
+    fit_rules,
+    line_breaks,
+    rule_pieces,
+    rule_text,
+    utf8_bytes,
+)
+from .inert import inert_library, inert_text
+from .markdown import site_base
+
+DEFAULT_APPLY_TO = ("**/*.py",)
+
+AGENTS = "AGENTS.md"
+COPILOT = ".github/instructions/rlt-rules.instructions.md"
+CURSOR = ".cursor/rules/rlt-rules.mdc"
+CLAUDE = ".claude/agents/rlt-reviewer.md"
+CODERABBIT = ".coderabbit.yaml"
+GREPTILE = ".greptile/config.json"
+GEMINI = ".gemini/styleguide.md"
+
+#: Copilot code review reads only the first 4,000 characters of an instruction file.
+COPILOT_MAX_CHARS = 4_000
+#: CodeRabbit's schema: ``reviews.path_instructions[].instructions`` has ``maxLength`` 20,000.
+CODERABBIT_MAX_CHARS = 20_000
+#: Codex reads at most 32 KiB of all the AGENTS.md files on the way to the working directory
+#: (the repository's own AGENTS.md files share it: merge, or keep theirs short).
+AGENTS_MAX_BYTES = 32 * 1024
+#: Cursor's guidance: keep a rule under 500 lines.
+CURSOR_MAX_LINES = 500
+#: The ``$schema`` the ``yaml-language-server`` line of ``.coderabbit.yaml`` names.
+CODERABBIT_SCHEMA = "https://coderabbit.ai/integrations/schema.v2.json"
+AGENT_NAME = "rlt-reviewer"
+#: The subagent reads and searches; it never edits or runs anything.
+AGENT_TOOLS = "Read, Grep, Glob"
+
+_FORBIDDEN_IN_GLOB = (",", "\n", "\r", "`", '"')
+
+
+def check_globs(apply_to: Sequence[str]) -> tuple[str, ...]:
+    """The globs, in order without repeats; ``ValueError`` for one no tool could read (empty,
+    or holding a comma, which separates globs in ``applyTo`` and ``globs``)."""
+    globs = tuple(dict.fromkeys(glob.strip() for glob in apply_to))
+    if not globs:
+        raise ValueError("give at least one glob")
+    for glob in globs:
+        if not glob or any(char in glob for char in _FORBIDDEN_IN_GLOB):
+            raise ValueError(
+                f"{glob!r} is not a glob the tools can read: no commas, quotes, backticks or "
+                "line breaks; give one glob per --apply-to"
+            )
+    return globs
+
+
+def files(
+    library: Library, site_url: str | None, apply_to: Sequence[str] = DEFAULT_APPLY_TO
+) -> dict[str, bytes]:
+    """The tree, by path relative to the reviewed repository's root."""
+    globs = check_globs(apply_to)
+    shown = inert_library(library)
+    return {
+        AGENTS: agents_md(library, shown, site_url, globs).encode("utf-8"),
+        COPILOT: copilot(library, shown, site_url, globs).encode("utf-8"),
+        CURSOR: cursor(library, shown, site_url, globs).encode("utf-8"),
+        CLAUDE: claude_agent(library, shown, site_url, globs),
+        CODERABBIT: coderabbit(library, shown, site_url, globs).encode("utf-8"),
+        GREPTILE: greptile(library, shown, site_url, globs),
+        GEMINI: gemini(library, shown, site_url, globs),
+    }
+
+
+# --- shared pieces -------------------------------------------------------------------------
+
+
+def generated(data: bytes) -> bool:
+    """Whether a file's first lines say rlt-rules generated it (as :func:`notice` writes)."""
+    head = data[:2048].decode("utf-8", errors="replace").split("\n")[:8]
+    return any(f"Generated by {NAME} " in line for line in head)
+
+
+def notice(library: Library, site_url: str | None) -> str:
+    """The first line of every file: generated, by what, from which library version."""
+    where = f" ({site_base(site_url)})" if site_url else ""
+    return (
+        f"Generated by {NAME} {VERSION} from {inert_text(library.title)} {library.version}"
+        f"{where}. Do not edit: regenerate with `{NAME} export --format reviewers`."
+    )
+
+
+def scope(globs: tuple[str, ...]) -> str:
+    return "These rules apply to files matching " + ", ".join(f"`{g}`" for g in globs) + "."
+
+
+def report_how() -> str:
+    return (
+        "Start each finding with the id of the rule it breaks, then its location, e.g. "
+        "**R03** `src/scheduler.py:57`: the triggering condition, its impact, the correction. "
+        "One rule per finding. Each rule's page has its triggers, impact, correction and examples."
+    )
+
+
+def heading(shown: Library) -> str:
+    return f"# {shown.title} {shown.version}: code-review rules"
+
+
+def front_matter(fields: dict[str, str | bool]) -> str:
+    """YAML front matter; strings double-quoted (JSON strings are YAML scalars), so globs such
+    as ``**/*.py`` are never read as YAML aliases."""
+    lines_ = [
+        f"{key}: {json.dumps(value) if isinstance(value, bool) else _quoted(value)}"
+        for key, value in fields.items()
+    ]
+    return "---\n" + "\n".join(lines_) + "\n---\n"
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _join(blocks: list[str]) -> str:
+    return "\n\n".join(block for block in blocks if block) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """Every applicable rule at ``detail``, with no budget: for the files that list them all."""
+
+    library: Library
+    site_url: str | None
+    detail: Detail
+    level: int
+
+    def encoded(self) -> bytes:
+        """Encoded piece by piece: the listing of a large library never exists as one ``str``
+        (two or four bytes per character once it holds one "—")."""
+        pieces = rule_pieces(self.library, self.detail, self.site_url, self.level, True)
+        return b"".join(piece.encode("utf-8") for piece in pieces)
+
+
+def _encoded(blocks: list[str | _Listing]) -> bytes:
+    """:func:`_join`, encoded, with each listing encoded in pieces."""
+    parts = [
+        block.encoded() if isinstance(block, _Listing) else block.encode("utf-8")
+        for block in blocks
+        if block
+    ]
+    return b"\n\n".join(parts) + b"\n"
+
+
+def _fitted_document(
+    before: list[str],
+    library: Library,
+    site_url: str | None,
+    budget: int,
+    details: tuple[Detail, ...],
+    measure: Measure = characters,
+    level: int = 3,
+    by_category: bool = False,
+) -> str:
+    """``before`` then the rules, in the most detail that keeps the whole document within
+    ``budget`` (as the additive ``measure`` counts)."""
+    fixed = measure(_join([*before, "x"])) - measure("x")  # all but the rules' text
+    fitted = fit_rules(
+        library,
+        site_url,
+        budget - fixed,
+        details,
+        level,
+        by_category=by_category,
+        measure=measure,
+    )
+    return _join([*before, fitted.text])
+
+
+# --- the files -------------------------------------------------------------------------------
+
+
+def agents_md(library: Library, shown: Library, site_url: str | None, globs) -> str:
+    """``AGENTS.md``: plain Markdown, the preamble, then every rule's triggers and correction."""
+    before = [
+        notice(library, site_url),
+        heading(shown),
+        *shown.preamble,
+        scope(globs) + " " + report_how(),
+    ]
+    return _fitted_document(
+        before,
+        library,
+        site_url,
+        AGENTS_MAX_BYTES,
+        (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
+        utf8_bytes,
+        by_category=True,
+    )
+
+
+def copilot(library: Library, shown: Library, site_url: str | None, globs) -> str:
+    """Copilot's path-specific instructions: how to report first, then one line per rule, all
+    within the 4,000 characters code review reads."""
+    before = [
+        front_matter({"applyTo": ",".join(globs)}) + "\n" + notice(library, site_url),
+        heading(shown),
+        shown.preamble[0],
+        report_how(),
+    ]
+    return _fitted_document(before, library, site_url, COPILOT_MAX_CHARS, (Detail.INDEX,))
+
+
+def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str:
+    """A Cursor project rule attached to files matching the globs (not always applied)."""
+    description = (
+        f"{library.title} {library.version} code-review rules ({library.id_span()}): apply "
+        "when reviewing or changing " + ", ".join(globs)
+    )
+    fields: dict[str, str | bool] = {
+        "description": description,
+        "globs": ",".join(globs),
+        "alwaysApply": False,
+    }
+    before = [
+        front_matter(fields) + "\n" + notice(library, site_url),
+        heading(shown),
+        *shown.preamble,
+        scope(globs) + " " + report_how(),
+    ]
+    return _fitted_document(
+        before,
+        library,
+        site_url,
+        CURSOR_MAX_LINES,
+        (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
+        line_breaks,
+        by_category=True,
+    )
+
+
+def claude_agent(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
+    """A Claude Code subagent that reviews a change and answers in the findings format."""
+    description = (
+        f"Reviews a code change against the {library.title} rules ({library.id_span()}) and "
+        "answers with findings in the rlt-rules findings format (YAML). Use after changing "
+        + ", ".join(globs)
+        + " files, or when asked to review a diff or a pull request."
+    )
+    fields: dict[str, str | bool] = {
+        "name": AGENT_NAME,
+        "description": description,
+        "tools": AGENT_TOOLS,
+    }
+    blocks = [
+        front_matter(fields) + "\n" + notice(library, site_url),
+        f"You review code changes against the {shown.title} {shown.version} rules below. You "
+        "are given the change (a diff, or the files and lines that changed); read the changed "
+        "code and its callers with Read, Grep and Glob. You never modify files.",
+        *shown.preamble,
+        scope(globs),
+        "## Rules",
+        _Listing(library, site_url, Detail.FULL, level=4),
+        *answer_blocks(
+            library, site_url, check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE"
+        ),
+    ]
+    return _encoded(blocks)
+
+
+def coderabbit(library: Library, shown: Library, site_url: str | None, globs) -> str:
+    """A ``.coderabbit.yaml`` fragment: one ``reviews.path_instructions`` entry per glob."""
+    instructions = _fitted_document(
+        [heading(shown), *shown.preamble, report_how()],
+        library,
+        site_url,
+        CODERABBIT_MAX_CHARS,
+        (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
+    ).rstrip("\n")
+    reviews: dict[str, object] = {
+        "path_instructions": [{"path": glob, "instructions": instructions} for glob in globs]
+    }
+    if any(rule.detectors for rule in library.rules):
+        # The detectors, as `rlt-rules export --format ast-grep -o rlt-ast-grep` writes them.
+        reviews["tools"] = {"ast-grep": {"rule_dirs": coderabbit_rule_dirs()}}
+    data = {"reviews": reviews}
+    dumped = yaml.dump(
+        data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=10_000
+    )
+    comments = [
+        f"# {notice(library, site_url)}",
+        "# Merge `reviews` into your .coderabbit.yaml; `tools.ast-grep.rule_dirs` expects the"
+        " folder `rlt-rules export --format ast-grep -o rlt-ast-grep` writes.",
+        f"# yaml-language-server: $schema={CODERABBIT_SCHEMA}",
+    ]
+    return "\n".join(comments) + "\n" + dumped
+
+
+def greptile(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
+    """``.greptile/config.json``: one rule per library rule, with its id, so a folder's
+    ``disabledRules`` can turn one off."""
+    rules = [
+        {
+            "id": rule.id,
+            "rule": rule_text(rule, Detail.FULL, site_url, level=0),
+            "scope": list(globs),
+            "severity": "low" if rule.status is Status.DEPRECATED else "medium",
+        }
+        for rule in applicable_rules(library)
+    ]
+    data = {
+        "instructions": " ".join([notice(library, site_url), *shown.preamble, report_how()]),
+        "rules": rules,
+    }
+    return indented(data)
+
+
+def gemini(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
+    """Gemini Code Assist's ``.gemini/styleguide.md``: Markdown added to its review prompt."""
+    blocks = [
+        notice(library, site_url),
+        f"# {shown.title} {shown.version}: style guide for code review",
+        *shown.preamble,
+        scope(globs) + " " + report_how(),
+        _Listing(library, site_url, Detail.FULL, level=3),
+    ]
+    return _encoded(blocks)
+
+
+class _LiteralDumper(yaml.SafeDumper):
+    """Multi-line strings as ``|`` blocks, readable in the YAML file."""
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_LiteralDumper.add_representer(str, _represent_text)

@@ -1,0 +1,86 @@
+"""``rlt-rules scan``: point reviewers at code shaped like a rule's triggers.
+
+:func:`scan` runs the library's detectors (:mod:`rlt_rules.detect`) over Python files and
+folders (what Git ignores is skipped, :mod:`.files`), optionally only on the lines a unified
+diff adds or changes (:mod:`.diff`), honouring ``# rlt: ignore[Rnn] reason`` comments
+(:mod:`.suppress`). :mod:`.render` prints the result as text, JSON, SARIF or a draft findings
+file. A hit is a hint that sends a reviewer to a rule page, never a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..detect import DetectorSet
+from ..model import Library, Status
+from .diff import DiffError, changed_lines
+from .engine import REASONLESS, FileHit, Problem, scan_files
+from .files import python_files, shown_path
+
+__all__ = [
+    "REASONLESS",
+    "DiffError",
+    "FileHit",
+    "Problem",
+    "ScanResult",
+    "changed_lines",
+    "detector_set",
+    "scan",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """Explicit outcome of a scan: hits in path and line order, the files that could not be
+    read, how many files were scanned and how many hits inline suppressions silenced."""
+
+    hits: tuple[FileHit, ...]
+    problems: tuple[Problem, ...]
+    files_scanned: int
+    suppressed: int
+
+    @property
+    def clean(self) -> bool:
+        return not self.hits and not self.problems
+
+
+def detector_set(library: Library, select: Collection[str] | None = None) -> DetectorSet:
+    """The detectors of the library's active rules (only those of ``select``, if given)."""
+    return DetectorSet(
+        (rule.id, detector)
+        for rule in library.rules
+        if rule.status is Status.ACTIVE and (select is None or rule.id in select)
+        for detector in rule.detectors
+    )
+
+
+def scan(
+    paths: Sequence[Path],
+    detectors: DetectorSet,
+    *,
+    changed: Mapping[str, frozenset[int]] | None = None,
+    cwd: Path | None = None,
+    jobs: int | None = None,
+) -> ScanResult:
+    """Scan the Python files of ``paths``. ``changed`` maps paths relative to ``cwd`` (a
+    diff's paths) to the lines to keep hits on; files it does not name are not scanned."""
+    base = (cwd or Path.cwd()).absolute()
+    files = list(python_files(paths))
+    by_file: dict[Path, frozenset[int]] | None = None
+    if changed is not None:
+        by_file = {(base / path).absolute(): lines for path, lines in changed.items()}
+        files = [file for file in files if file.absolute() in by_file]
+    results = scan_files(detectors, files, by_file, jobs)
+    hits: list[FileHit] = []
+    problems: list[Problem] = []
+    suppressed = 0
+    for file, result in zip(files, results, strict=True):
+        shown = shown_path(file, base)
+        if result.problem is not None:
+            problems.append(Problem(shown, result.problem))
+        hits.extend(FileHit(shown, hit) for hit in result.hits)
+        suppressed += result.suppressed
+    hits.sort(key=lambda h: (h.path, h.hit.line, h.hit.column, h.hit.rule_id, h.hit.detector_id))
+    return ScanResult(tuple(hits), tuple(problems), len(files), suppressed)

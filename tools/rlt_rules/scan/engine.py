@@ -1,0 +1,165 @@
+"""Scan files with the library's detectors: read, match, apply suppressions and the diff.
+
+A file that cannot be read or is not UTF-8 is a :class:`Problem`, reported and skipped. Many
+files are spread over worker processes (each building the detectors once); results
+come back in the order of the files given.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..detect import DetectorSet, Hit
+from ..model import Detector, HintSeverity
+from .suppress import suppressions
+
+#: Files per task handed to a worker process; fewer than two chunks stay in this process.
+CHUNK = 16
+#: The detector id of a hit that reports a suppression without a reason.
+REASONLESS = "suppression-without-reason"
+
+
+@dataclass(frozen=True, slots=True)
+class FileHit:
+    """A hit in a scanned file, by the file's shown path."""
+
+    path: str
+    hit: Hit
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file the scan could not read."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileScan:
+    """What one file gave: its hits (reasonless suppressions included), how many hits its
+    suppressions silenced, or the problem that kept it from being scanned."""
+
+    hits: tuple[Hit, ...] = ()
+    suppressed: int = 0
+    problem: str | None = None
+
+
+def read_source(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or why it cannot be scanned."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return None, f"cannot read: {error.strerror or error}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"not UTF-8 (byte {error.start}): skipped"
+    return text.removeprefix("\ufeff"), None
+
+
+def scan_source(
+    detectors: DetectorSet, source: str, changed: frozenset[int] | None = None
+) -> FileScan:
+    """The hits of ``source`` after its suppressions (and, given ``changed``, only those on a
+    changed line); a suppression without a reason is a hit of its own and silences nothing."""
+    hits = detectors.run(source)
+    if changed is not None:
+        hits = [h for h in hits if any(n in changed for n in range(h.line, h.end_line + 1))]
+    by_line = suppressions(source)
+    if not by_line:
+        return FileScan(tuple(hits))
+    selected = {rule_id for rule_id, _ in detectors.detectors()}
+    lines = source.splitlines()
+    kept: list[Hit] = []
+    silenced = 0
+    for hit in hits:
+        if any(hit.rule_id in s.rule_ids and s.reason for s in by_line.get(hit.line, ())):
+            silenced += 1
+        else:
+            kept.append(hit)
+    for line, found in by_line.items():
+        if changed is not None and line not in changed:
+            continue
+        for suppression in found:
+            if suppression.reason:
+                continue
+            for rule_id in suppression.rule_ids:
+                if rule_id not in selected:
+                    continue
+                kept.append(
+                    Hit(
+                        rule_id,
+                        REASONLESS,
+                        f"`rlt: ignore[{rule_id}]` gives no reason, so it silences nothing: "
+                        "say why the hint does not apply after the brackets",
+                        HintSeverity.WARNING,
+                        line,
+                        suppression.column,
+                        line,
+                        len(lines[line - 1]) + 1,
+                        lines[line - 1][suppression.column - 1 :],
+                    )
+                )
+    kept.sort(key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
+    return FileScan(tuple(kept), silenced)
+
+
+def scan_file(
+    detectors: DetectorSet, path: Path, changed: frozenset[int] | None = None
+) -> FileScan:
+    source, problem = read_source(path)
+    if source is None:
+        return FileScan(problem=problem)
+    return scan_source(detectors, source, changed)
+
+
+# --- many files --------------------------------------------------------------------------
+
+_WORKER_DETECTORS: DetectorSet | None = None
+
+
+def _start_worker(entries: tuple[tuple[str, Detector], ...]) -> None:
+    global _WORKER_DETECTORS
+    _WORKER_DETECTORS = DetectorSet(entries)
+
+
+def _scan_chunk(chunk: list[tuple[str, frozenset[int] | None]]) -> list[FileScan]:
+    assert _WORKER_DETECTORS is not None, "worker started without its detectors"
+    return [scan_file(_WORKER_DETECTORS, Path(path), lines) for path, lines in chunk]
+
+
+def scan_files(
+    detectors: DetectorSet,
+    files: Sequence[Path],
+    changed: Mapping[Path, frozenset[int]] | None = None,
+    jobs: int | None = None,
+) -> list[FileScan]:
+    """One :class:`FileScan` per file, in order. ``changed`` (absolute path -> lines) keeps only
+    hits on those lines; ``jobs`` caps the worker processes (default: one per CPU). ast-grep-py
+    matches a configured rule while holding the GIL, so threads would not share the work."""
+    wanted = [changed.get(path.absolute()) if changed is not None else None for path in files]
+    workers = min(jobs if jobs is not None else (os.process_cpu_count() or 1), len(files) // CHUNK)
+    if workers <= 1 or not len(detectors):
+        return [
+            scan_file(detectors, path, lines) for path, lines in zip(files, wanted, strict=True)
+        ]
+    tasks = [(str(path), lines) for path, lines in zip(files, wanted, strict=True)]
+    chunks = [tasks[start : start + CHUNK] for start in range(0, len(tasks), CHUNK)]
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        # fork is the cheap start, and safe only while this process runs one thread (the
+        # command line does; a test runner or a server may not).
+        mp_context=multiprocessing.get_context(
+            "fork" if threading.active_count() == 1 else "forkserver"
+        ),
+        initializer=_start_worker,
+        initargs=(detectors.detectors(),),
+    ) as pool:
+        return [scan for chunk in pool.map(_scan_chunk, chunks) for scan in chunk]

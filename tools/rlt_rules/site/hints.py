@@ -1,0 +1,62 @@
+"""A rule page's "Automated hints" section: the rule's detectors, what each looks for and what
+it does not see, and its ast-grep rule.
+
+Returns Markdown lines for :func:`rlt_rules.site.pages.rule_page` to splice in (nothing for a
+rule without detectors). Library text goes through the same inert-Markdown path as every other
+field of the page; the ast-grep rule is a fenced YAML block fenced by ``fence_for``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import yaml
+
+from ..export.inert import inert_markdown
+from ..export.markdown import fence_for
+from ..model import Detector, Rule
+
+#: The exports page, from a rule page (``rules/R03.md``).
+EXPORTS_LINK = "../exports.md"
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def _markdown(text: str, *, at_line_start: bool = True) -> str:
+    return inert_markdown(text, at_line_start=at_line_start, attr_lists=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rule_yaml(detector: Detector) -> str:
+    """The detector's ast-grep rule as a fenced YAML block; kept for the next build (a live
+    preview renders every rule page again to find the ones that changed)."""
+    data = {"rule": detector.rule}
+    if detector.constraints:
+        data["constraints"] = detector.constraints
+    text = yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=88)
+    fence = fence_for(text)
+    return f"{fence}yaml\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def hints_markdown(rule: Rule) -> list[str]:
+    """The section's lines, ending with a blank line; empty when the rule has no detectors."""
+    if not rule.detectors:
+        return []
+    out = [
+        "## Automated hints",
+        "",
+        f"`rlt-rules scan` and the [ast-grep export]({EXPORTS_LINK}) point reviewers at code "
+        "shaped like this rule's triggers. A hint sends you to this page; it is not a verdict, "
+        "and silence is not approval.",
+        "",
+    ]
+    for detector in rule.detectors:
+        out += [
+            f"### `{rule.id}-{detector.id}`",
+            "",
+            f"**Looks for:** {_markdown(detector.message, at_line_start=False)}",
+            "",
+        ]
+        if detector.note:
+            out += [f"**Sees and misses:** {_markdown(detector.note, at_line_start=False)}", ""]
+        out += [_rule_yaml(detector), ""]
+    return out

@@ -1,0 +1,426 @@
+"""The Learn path: one lesson per category, in the library's order, each followed by practice.
+
+A lesson (:func:`lesson_page`) opens with what goes wrong in the engine when its category is
+ignored (the category's ``what_goes_wrong``), then gives each taught rule its statement and one
+worked pair: the bad example's explanation, the diff to the good program and the two outputs
+side by side. It ends with links to its practice and to the next lesson.
+
+Practice pages (:func:`practice_page`) hold no item themselves: ``site/js/practice.js`` loads
+the items of :mod:`.practice` from JSON files beside them (:func:`generated_files`) and asks,
+for each pair's bad program, which rule it breaks. There is one page per category and one with
+every item; each shuffles its items by the ``seed`` in its address.
+
+The hook adds :func:`generated_pages` and :func:`generated_files` to the build and the lessons
+to the nav after ``learn/index.md`` (:func:`add_to_nav`). Rule text reaches these pages only
+through :func:`~rlt_rules.site.pages.markdown`, :func:`md_text` and fenced code.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import posixpath
+import textwrap
+
+from ..export.inert import md_text
+from ..export.text import expected_output
+from ..model import Category, Library, Rule, Status, id_span
+from ..pairs import ExamplePair, pairs_of
+from .examples_section import CHANGES_TITLE, _humanize, differing_lines, split_output
+from .markup import (
+    GeneratedPage,
+    fenced,
+    href,
+    link,
+    markdown,
+    page_url,
+    rule_label,
+    rule_uri,
+)
+from .practice import PracticeItem, items_json, practice_items, taught_rules
+
+LEARN_URI = "learn/index.md"
+#: Every item of the library, shuffled: the last step of the path.
+PRACTICE_URI = "learn/practice/index.md"
+#: The nav title of :data:`PRACTICE_URI`.
+PRACTICE_ALL_TITLE = "Practice: every rule"
+#: Category ids that would make a lesson or practice page collide with an index page.
+_RESERVED = frozenset({"index", "practice"})
+
+
+def _slug(category_id: str) -> str:
+    # "_" is not allowed in a category id: "index_" cannot be another category's slug.
+    return f"{category_id}_" if category_id in _RESERVED else category_id
+
+
+def lesson_uri(category_id: str) -> str:
+    return f"learn/{_slug(category_id)}.md"
+
+
+def practice_uri(category_id: str) -> str:
+    return f"learn/practice/{_slug(category_id)}.md"
+
+
+def items_uri(category_id: str) -> str:
+    """The JSON file of a category's practice items, beside the practice pages."""
+    return f"learn/practice/{_slug(category_id)}.json"
+
+
+def lesson_title(library: Library, category: Category) -> str:
+    """``1. Responsibilities and State`` as plain text (the nav title)."""
+    return f"{_number(library, category)}. {category.title}"
+
+
+def _number(library: Library, category: Category) -> int:
+    return library.categories.index(category) + 1
+
+
+def generated_pages(library: Library, directory_urls: bool = True) -> tuple[GeneratedPage, ...]:
+    """The overview, a lesson and a practice page per category, and the practice of every
+    item (in the nav after the lessons); category practice pages are linked from lessons.
+
+    ``directory_urls`` is MkDocs' ``use_directory_urls``: a practice page names its JSON files
+    by URL (see :func:`practice_page`)."""
+    source = library.source.path if library.source is not None else None
+    by_category = _items_by_category(library)
+    total = sum(len(items) for items in by_category.values())
+    pages = [
+        GeneratedPage(LEARN_URI, overview_page(library, by_category), in_nav=True, source=source)
+    ]
+    for category in library.categories:
+        count = len(by_category[category.id])
+        pages.append(
+            GeneratedPage(
+                lesson_uri(category.id),
+                lesson_page(library, category, count),
+                in_nav=True,
+                source=source,
+            )
+        )
+        pages.append(
+            GeneratedPage(
+                practice_uri(category.id),
+                practice_page(library, category, count, directory_urls),
+                in_nav=False,
+                source=source,
+            )
+        )
+    pages.append(
+        GeneratedPage(
+            PRACTICE_URI,
+            practice_page(library, None, total, directory_urls),
+            in_nav=True,
+            source=source,
+        )
+    )
+    return tuple(pages)
+
+
+def generated_files(library: Library, directory_urls: bool = True) -> dict[str, str]:
+    """The practice items, one JSON file per category (:func:`items_uri`). Their rule links are
+    relative to the file, which the page's script resolves against the file's own URL."""
+    by_category = _items_by_category(library)
+
+    def rule_url(rule_id: str) -> str:
+        # PRACTICE_URI's page is in the folder of the JSON files, with or without directory URLs.
+        return href(PRACTICE_URI, rule_uri(rule_id), directory_urls)
+
+    return {
+        items_uri(category.id): items_json(library, by_category[category.id], rule_url)
+        for category in library.categories
+    }
+
+
+@functools.lru_cache(maxsize=2)
+def _items_by_category(library: Library) -> dict[str, tuple[PracticeItem, ...]]:
+    """Each category's practice items, in reading order (the pages and the files ask)."""
+    grouped: dict[str, list[PracticeItem]] = {c.id: [] for c in library.categories}
+    for item in practice_items(library):
+        grouped[item.rule.category].append(item)
+    return {category: tuple(items) for category, items in grouped.items()}
+
+
+def add_to_nav(nav: list, library: Library) -> None:
+    """Put the lessons and the practice of every item after ``learn/index.md`` in its nav
+    section (once); a nav that does not list ``learn/index.md`` is left as it is."""
+    section = _section_holding(nav, LEARN_URI)
+    if section is None:
+        return
+    listed = {_target(item) for item in section}
+    position = next(i for i, item in enumerate(section) if _target(item) == LEARN_URI)
+    entries = [
+        # Nav titles reach the HTML unescaped; a category title is plain text.
+        (html.escape(lesson_title(library, category)), lesson_uri(category.id))
+        for category in library.categories
+    ]
+    entries.append((PRACTICE_ALL_TITLE, PRACTICE_URI))
+    additions = [{title: uri} for title, uri in entries if uri not in listed]
+    section[position + 1 : position + 1] = additions
+
+
+def _target(item: object) -> object:
+    if isinstance(item, dict) and len(item) == 1:
+        return next(iter(item.values()))
+    return item
+
+
+def _section_holding(nav: list, target: str) -> list | None:
+    for item in nav:
+        value = _target(item)
+        if value == target:
+            return nav
+        if isinstance(value, list):
+            found = _section_holding(value, target)
+            if found is not None:
+                return found
+    return None
+
+
+# --- the overview ---------------------------------------------------------------------------
+
+
+def overview_page(library: Library, by_category: dict[str, tuple[PracticeItem, ...]]) -> str:
+    here = LEARN_URI
+    total = sum(len(items) for items in by_category.values())
+    out = [
+        "# Learn",
+        "",
+        "A path through the library for a new team member: one lesson per category, in the "
+        "library's order, each followed by practice. A lesson says what goes wrong in the "
+        "engine when its category is ignored, gives each rule's statement and works through "
+        "one pair per rule: the diff from the bad program to the good one and what each "
+        "prints. The practice then shows the bad programs as you would meet them in a diff, "
+        "without markers or explanation, and asks which rule each one breaks.",
+        "",
+        "Each lesson stands on its own; read them in order the first time.",
+        "",
+    ]
+    taught = taught_rules(library)
+    for category in library.categories:
+        rules = [rule for rule in taught if rule.category == category.id]
+        items = len(by_category[category.id])
+        out += [
+            f"{_number(library, category)}.  **[{md_text(category.title)}]"
+            f"({link(here, lesson_uri(category.id))})**: "
+            f"{_count(len(rules), 'rule')} ({id_span([rule.id for rule in rules])}), "
+            f"[{_count(items, 'practice item')}]({link(here, practice_uri(category.id))})",
+            "",
+        ]
+        if category.what_goes_wrong:
+            # The lessons are left out of search (their rules' pages hold the same words):
+            # this is where search finds what goes wrong.
+            out += [textwrap.indent(markdown(category.what_goes_wrong), "    "), ""]
+    out += [
+        f"Then [practise every rule]({link(here, PRACTICE_URI)}): all {total} items, shuffled. "
+        "Your answers are kept in this browser only.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+# --- lessons -------------------------------------------------------------------------------
+
+
+def lesson_page(library: Library, category: Category, item_count: int) -> str:
+    """A category's lesson: what goes wrong, then each taught rule with one worked pair."""
+    here = lesson_uri(category.id)
+    number = _number(library, category)
+    taught = [rule for rule in taught_rules(library) if rule.category == category.id]
+    others = [rule for rule in library.rules_in(category.id) if rule.status is not Status.ACTIVE]
+    out = [
+        # Left out of search: every word but what goes wrong (on the overview) is on the
+        # rules' own pages, and a lesson is the largest page a rule edit renders again.
+        "---",
+        "search:",
+        "  exclude: true",
+        "---",
+        "",
+        f"# Lesson {number}: {md_text(category.title)}",
+        "",
+        f'<p class="rlt-facts" markdown="span">Lesson {number} of {len(library.categories)} · '
+        f"{_count(len(taught), 'rule')}, {id_span([rule.id for rule in taught])} · "
+        f"[practice: {_count(item_count, 'item')}]({link(here, practice_uri(category.id))})</p>",
+        "",
+    ]
+    if category.what_goes_wrong:
+        out += ["## What goes wrong", "", markdown(category.what_goes_wrong), ""]
+    if not taught:
+        out += ["This category has no active rule to learn.", ""]
+    for rule in taught:
+        out += _rule_section(here, rule)
+    if others:
+        listed = ", ".join(
+            f"[{rule_label(rule)}]({link(here, rule_uri(rule.id))}) ({rule.status})"
+            for rule in others
+        )
+        out += [f"Also in this category, not taught here: {listed}.", ""]
+    out += ["## Practice", "", *_lesson_end(library, category, item_count), ""]
+    return "\n".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rule_section(here: str, rule: Rule) -> tuple[str, ...]:
+    """A rule in its lesson: statement, worked pair, link. A function of the rule only, so kept
+    for the next build (a live preview generates every lesson again to find the changed ones)."""
+    out = [f"## {rule_label(rule)}", "", markdown(rule.statement), ""]
+    pairs = pairs_of(rule)
+    page = link(here, rule_uri(rule.id))
+    if pairs:
+        out += _worked_pair(rule, pairs[0])
+    if pairs:
+        more = f", and {_count(len(pairs) - 1, 'more pair')}" if len(pairs) > 1 else ""
+        shown = f"both programs{more}"
+    else:
+        shown = "its examples"
+    out += [f"[{rule.id} in full: triggers, impact, correction, {shown}]({page})", ""]
+    return tuple(out)
+
+
+def _worked_pair(rule: Rule, pair: ExamplePair) -> list[str]:
+    """The pair's bad explanation, the diff bad → good, both outputs, the good explanation."""
+    bad_output, good_output = expected_output(pair.bad.code), expected_output(pair.good.code)
+    bad_changed, good_changed = differing_lines(bad_output, good_output)
+    diff = "\n".join(pair.diff())
+    name = html.escape(pair.name)
+    out = [
+        f'<div class="rlt-worked" data-pair="{name}" markdown="1">',
+        "",
+        f"**Worked pair: {md_text(_humanize(pair.name))}.** "
+        f'<span class="rlt-kind-label">Bad:</span> {md_text(pair.bad.title)}',
+        "",
+        markdown(pair.bad.explanation),
+        "",
+    ]
+    if diff:
+        out += [
+            '<div class="rlt-diff" markdown="1">',
+            "",
+            fenced(diff, "diff", title=f"{CHANGES_TITLE}: bad → good"),
+            "",
+            "</div>",
+            "",
+        ]
+    else:
+        out += ["The two programs are the same; only their output differs.", ""]
+    out += ['<div class="rlt-outputs" markdown="1">', ""]
+    for kind, example, changed in (
+        ("Bad", pair.bad, bad_changed),
+        ("Good", pair.good, good_changed),
+    ):
+        _, output = split_output(example.code)
+        shown = (
+            fenced(output, "text", title=f"{kind} program prints", hl_lines=changed)
+            if output
+            else f"*The {kind.lower()} program prints nothing.*"
+        )
+        out += [f'<div class="rlt-output rlt-output--{kind.lower()}" markdown="1">', "", shown]
+        out += ["", "</div>", ""]
+    out += [
+        "</div>",
+        "",
+        f'<span class="rlt-kind-label">Good:</span> **{md_text(pair.good.title)}.** '
+        + markdown(pair.good.explanation, at_line_start=False),
+        "",
+        "</div>",
+        "",
+    ]
+    return out
+
+
+def _lesson_end(library: Library, category: Category, item_count: int) -> list[str]:
+    here = lesson_uri(category.id)
+    parts = [
+        f"[Spot the rule: {_count(item_count, 'program')} from this lesson →]"
+        f"({link(here, practice_uri(category.id))})"
+    ]
+    following = _following(library, category)
+    if following is not None:
+        parts.append(
+            f"[Next lesson: {md_text(lesson_title(library, following))} →]"
+            f"({link(here, lesson_uri(following.id))})"
+        )
+    else:
+        parts.append(f"[Last step: practise every rule →]({link(here, PRACTICE_URI)})")
+    return [
+        '<nav class="rlt-reading rlt-next" aria-label="Next steps" markdown="span">'
+        + " · ".join(parts)
+        + "</nav>"
+    ]
+
+
+def _following(library: Library, category: Category) -> Category | None:
+    position = library.categories.index(category)
+    return library.categories[position + 1] if position + 1 < len(library.categories) else None
+
+
+# --- practice pages -----------------------------------------------------------------------
+
+
+def practice_page(
+    library: Library, category: Category | None, item_count: int, directory_urls: bool = True
+) -> str:
+    """A practice page: the container ``practice.js`` fills from the items' JSON files.
+
+    ``category`` None: every item of the library (:data:`PRACTICE_URI`)."""
+    here = PRACTICE_URI if category is None else practice_uri(category.id)
+    categories = library.categories if category is None else (category,)
+    title = "every rule" if category is None else md_text(category.title)
+    files = " ".join(_file_url(here, items_uri(c.id), directory_urls) for c in categories)
+    out = [
+        "---",
+        "search:",
+        "  exclude: true",
+        "---",
+        "",
+        f"# Practice: {title}",
+        "",
+        f"{_count(item_count, 'program')}, each the bad program of one example pair as you "
+        "would meet it in a diff: no marker, no explanation. Choose the rule it breaks; the "
+        "answer shows the lines that break it, why, and the diff that corrects it. The order "
+        "is kept in the page address, so a link shares it. Your answers are kept in this "
+        "browser only.",
+        "",
+        f'<div class="rlt-practice" data-rlt-practice data-rlt-items="{html.escape(files)}">',
+        '<p class="rlt-practice__loading">Loading the programs…</p>',
+        "<noscript><p>The practice needs JavaScript; each rule's page shows its programs."
+        "</p></noscript>",
+        "</div>",
+        "",
+        *_practice_end(library, category),
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _practice_end(library: Library, category: Category | None) -> list[str]:
+    here = PRACTICE_URI if category is None else practice_uri(category.id)
+    if category is None:
+        parts = [f"[← The lessons]({link(here, LEARN_URI)})"]
+    else:
+        parts = [
+            f"[← Lesson {_number(library, category)}: {md_text(category.title)}]"
+            f"({link(here, lesson_uri(category.id))})"
+        ]
+        following = _following(library, category)
+        if following is not None:
+            parts.append(
+                f"[Next lesson: {md_text(lesson_title(library, following))} →]"
+                f"({link(here, lesson_uri(following.id))})"
+            )
+        else:
+            parts.append(f"[Practise every rule →]({link(here, PRACTICE_URI)})")
+    return [
+        '<nav class="rlt-reading rlt-next" aria-label="Next steps" markdown="span">'
+        + " · ".join(parts)
+        + "</nav>"
+    ]
+
+
+def _file_url(page_uri: str, file_uri: str, directory_urls: bool) -> str:
+    """A file's URL relative to the URL of a page (which, with directory URLs, is a folder)."""
+    folder = posixpath.dirname(page_url(page_uri, directory_urls))
+    return posixpath.relpath(file_uri, folder or ".")

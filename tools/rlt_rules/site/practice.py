@@ -1,0 +1,288 @@
+"""Spot the rule: one practice item per example pair, built from the model at build time.
+
+An item is a pair's bad program as a reviewer meets it in a diff (:func:`shown_program`):
+without its ``#>`` output lines, without its ``# Rnn:`` markers (a marker on a line of its own
+goes with the comment lines that continue it; an inline one is cut from its line), without
+any other comment naming a rule id, and with a rule id inside a name or a string replaced by
+``rule``. The question "Which rule does this break?" offers the rule and up to three others,
+at least one of them from the rule's category when it has another (:func:`choices_for`):
+chosen from the item's own seed, so a build always asks the same.
+
+The answer reveals what the reader could not see before: the lines the rule's markers cover
+(numbered in the shown program), the bad example's title and explanation, the diff to the
+good program and the rule's page. The site loads the items of a category as one JSON file
+(:func:`items_json`), escaped like ``rules/filter-text.json``: ``site/js/practice.js`` puts
+every text in the page as text, never as HTML.
+
+Only active rules are taught (:func:`taught_rules`): a deprecated or retired rule's page says
+what replaces it, and a newcomer practises that instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import random
+import re
+import tokenize
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..model import OUTPUT_LINE, Library, Rule, Status
+from ..pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
+from .listing import _JSON_MARKUP_ESCAPES
+
+#: How many rules an item offers (the right one and three others).
+CHOICES = 4
+#: A rule id as a word of code or text: ``R03``, ``r03`` in ``check_r03``, not ``ERR01``.
+RULE_ID_WORD = re.compile(r"(?<![A-Za-z0-9])[Rr]\d{2,}(?![0-9])")
+#: What a rule id inside a name or a string becomes in the shown program.
+ID_STAND_IN = "rule"
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+
+
+def taught_rules(library: Library) -> tuple[Rule, ...]:
+    """The rules the Learn path teaches and practises: the active ones, in reading order."""
+    return tuple(rule for rule in library.rules if rule.status is Status.ACTIVE)
+
+
+# --- the shown program -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShownProgram:
+    """A bad program as the item shows it, and the lines (1-based, of ``code``) its rule's
+    markers cover, highlighted once the reader has answered."""
+
+    code: str
+    marked: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=16384)
+def shown_program(code: str, rule_id: str) -> ShownProgram:
+    """``code`` without what would give its rule away (see the module doc), lines kept in
+    order so that the marked lines of the original map onto it."""
+    lines = code.split("\n")
+    dropped: set[int] = set()  # 1-based lines left out
+    cut: dict[int, int] = {}  # line -> column (0-based) where its revealing comment starts
+    for number, line in enumerate(lines, start=1):
+        if "#>" in line and OUTPUT_LINE.match(line):
+            dropped.add(number)
+    for line_number, column in _revealing_comments(code, lines, markers(code)):
+        before = lines[line_number - 1][:column]
+        if before.strip():
+            cut[line_number] = column
+            continue
+        dropped.add(line_number)
+        if MARKER.match(lines[line_number - 1][column:]):
+            # The comment lines that continue a marker's sentence go with it.
+            for following in range(line_number + 1, len(lines) + 1):
+                text = lines[following - 1]
+                if not (text.startswith(before + "#") and not text.startswith(before + "#>")):
+                    break
+                dropped.add(following)
+    shown: list[str] = []
+    position: dict[int, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if number in dropped:
+            continue
+        if number in cut:
+            line = line[: cut[number]].rstrip()
+        shown.append(line)
+        position[number] = len(shown)
+    while shown and not shown[-1].strip():
+        shown.pop()
+    marked = sorted(
+        position[line]
+        for line in marked_lines(code, rule_id)
+        if line in position and position[line] <= len(shown)
+    )
+    # A rule id never spans lines: one substitution over the whole program.
+    return ShownProgram(RULE_ID_WORD.sub(ID_STAND_IN, "\n".join(shown)), tuple(marked))
+
+
+def _revealing_comments(
+    code: str, lines: list[str], found: tuple[Marker, ...]
+) -> Iterable[tuple[int, int]]:
+    """Where each marker, and each other comment naming a rule id, starts: (line, column).
+
+    ``found`` are the markers (:func:`rlt_rules.pairs.markers`, whose tokenizing is kept for
+    the rule page's highlighting too); the code is tokenized again only when a rule id is left
+    outside them, which an example rarely has."""
+    positions = {(marker.line, marker.column - 1) for marker in found}
+    yield from sorted(positions)
+    cut = dict(positions)
+    rest = "\n".join(
+        line[: cut[number]] if number in cut else line for number, line in enumerate(lines, 1)
+    )
+    if RULE_ID_WORD.search(rest) is None:
+        return
+    for start, text in _comments(code, lines):
+        if start not in positions and _reveals(text):
+            yield start
+
+
+def _comments(code: str, lines: list[str]) -> Iterable[tuple[tuple[int, int], str]]:
+    """Each comment's start (line, column) and text."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        # Not Python (examples are run in CI, so it does not happen): any "#" will do.
+        for number, line in enumerate(lines, start=1):
+            column = line.find("#")
+            if column >= 0:
+                yield (number, column), line[column:]
+        return
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            yield token.start, token.string
+
+
+def _reveals(comment: str) -> bool:
+    return MARKER.match(comment) is not None or RULE_ID_WORD.search(comment) is not None
+
+
+# --- choices --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    """The taught rules' ids, all and by category, with each id's place in its category."""
+
+    ids: tuple[str, ...]
+    by_category: dict[str, tuple[str, ...]]
+    place: dict[str, int]
+
+    @classmethod
+    def of(cls, rules: tuple[Rule, ...]) -> _Pool:
+        grouped: dict[str, list[str]] = {}
+        place: dict[str, int] = {}
+        for rule in rules:
+            group = grouped.setdefault(rule.category, [])
+            place[rule.id] = len(group)
+            group.append(rule.id)
+        by_category = {category: tuple(ids) for category, ids in grouped.items()}
+        return cls(tuple(rule.id for rule in rules), by_category, place)
+
+
+def choices_for(rule: Rule, pair_name: str, pool: _Pool) -> tuple[str, ...]:
+    """The rule ids an item offers, in the order shown: ``rule`` and up to three others, one of
+    them from ``rule``'s category when it has another taught rule. Constant time per item (a
+    library of 5,000 rules asks 8,000 questions), and the same for the same rule and pair."""
+    rng = random.Random(f"{rule.id}/{pair_name}")
+    chosen = [rule.id]
+    same = pool.by_category.get(rule.category, ())
+    if rule.id in pool.place and len(same) > 1:
+        index = rng.randrange(len(same) - 1)
+        chosen.append(same[index + 1 if index >= pool.place[rule.id] else index])
+    wanted = min(CHOICES, len(pool.ids) + (rule.id not in pool.place))
+    if len(pool.ids) <= 2 * CHOICES:
+        rest = [rule_id for rule_id in pool.ids if rule_id not in chosen]
+        chosen += rng.sample(rest, min(len(rest), wanted - len(chosen)))
+    else:
+        while len(chosen) < wanted:
+            candidate = pool.ids[rng.randrange(len(pool.ids))]
+            if candidate not in chosen:
+                chosen.append(candidate)
+    rng.shuffle(chosen)
+    return tuple(chosen)
+
+
+# --- items --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PracticeItem:
+    """One question: a pair's bad program shown (:func:`shown_program`) and the rules offered.
+
+    ``key`` names the item in the page and in the reader's saved progress without naming its
+    rule: a hash of the rule id and pair name.
+    """
+
+    key: str
+    rule: Rule
+    pair: ExamplePair
+    shown: ShownProgram
+    choices: tuple[str, ...]
+
+    def to_dict(self, library: Library, rule_url: Callable[[str], str]) -> dict[str, object]:
+        """The item as ``practice.js`` reads it; ``rule_url`` gives a rule page's URL relative
+        to the JSON file."""
+        return {
+            "key": self.key,
+            "code": self.shown.code,
+            "choices": [
+                {"id": rule_id, "title": library.rule(rule_id).title} for rule_id in self.choices
+            ],
+            "answer": self.rule.id,
+            "url": rule_url(self.rule.id),
+            "marked": list(self.shown.marked),
+            "title": self.pair.bad.title,
+            "explanation": text_segments(self.pair.bad.explanation),
+            "good_title": self.pair.good.title,
+            "diff": _diff(self.pair),
+        }
+
+
+@functools.lru_cache(maxsize=16384)
+def _diff(pair: ExamplePair) -> str:
+    return "\n".join(pair.diff())
+
+
+def item_key(rule_id: str, pair_name: str) -> str:
+    return hashlib.sha256(f"{rule_id}/{pair_name}".encode()).hexdigest()[:12]
+
+
+def practice_items(library: Library) -> tuple[PracticeItem, ...]:
+    """Exactly one item per pair of every taught rule, in reading order."""
+    rules = taught_rules(library)
+    pool = _Pool.of(rules)
+    items: list[PracticeItem] = []
+    keys: set[str] = set()
+    for rule in rules:
+        for pair in pairs_of(rule):
+            key = item_key(rule.id, pair.name)
+            while key in keys:  # two pairs of one name: the pair contract reports it
+                key = item_key(key, pair.name)
+            keys.add(key)
+            shown = shown_program(pair.bad.code, rule.id)
+            items.append(PracticeItem(key, rule, pair, shown, choices_for(rule, pair.name, pool)))
+    return tuple(items)
+
+
+def text_segments(markdown: str) -> list[list[str]]:
+    """A Markdown paragraph as ``[kind, text]`` segments, ``kind`` being ``code`` (a code span)
+    or ``text``: ``practice.js`` shows code spans as code and everything else as written."""
+    segments: list[list[str]] = []
+    position = 0
+    for match in _CODE_SPAN.finditer(markdown):
+        if match.start() > position:
+            segments.append(["text", markdown[position : match.start()]])
+        code = match.group(2)
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        segments.append(["code", code])
+        position = match.end()
+    if position < len(markdown):
+        segments.append(["text", markdown[position:]])
+    return segments
+
+
+def items_json(
+    library: Library,
+    items: Iterable[PracticeItem],
+    rule_url: Callable[[str], str],
+) -> str:
+    """One JSON file of items for the practice pages, with no markup character in it (``<``,
+    ``>`` and ``&`` as ``\\u003c``…, like ``rules/filter-text.json``)."""
+    data = {
+        "library": library.version,
+        "items": [item.to_dict(library, rule_url) for item in items],
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # str.replace, not str.translate: a megabyte of items took translate a quarter second.
+    for char, escape in _JSON_MARKUP_ESCAPES.items():
+        text = text.replace(chr(char), escape)
+    return text + "\n"
