@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from .detector_checks import detector_diagnostics
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
 from .pairs import MarkerCache, pair_diagnostics
-from .schemas import validator_for
+from .schema_errors import schema_diagnostics
 
 LIBRARY_FILE = "library.yaml"
 
@@ -215,137 +213,6 @@ def check_records(
 
 
 # --- schema ------------------------------------------------------------------------------
-
-
-def schema_diagnostics(document: Document, schema_name: str) -> list[Diagnostic]:
-    """Every schema error in ``document`` at the position of the key or value it concerns."""
-    validator = validator_for(schema_name)
-    rule_id = document.data.get("id") if isinstance(document.data.get("id"), str) else None
-    found = []
-    for error in validator.iter_errors(document.data):
-        for path, message in _explain(error, document):
-            position = _error_position(error, path, document)
-            found.append(
-                Diagnostic(document.path, position.line, position.column, message, rule_id)
-            )
-    return sorted(found, key=lambda d: (d.line, d.column))
-
-
-def _field_name(path: JsonPath) -> str:
-    name = ""
-    for part in path:
-        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else part)
-    return name or "top level"
-
-
-def _error_position(error: jsonschema.ValidationError, path: JsonPath, document: Document):
-    if error.validator in ("additionalProperties", "required") and path != tuple(error.path):
-        # The offending key itself (unknown field) or the mapping missing one (required).
-        return document.keys.get(path) or document.value_position(tuple(error.path))
-    return document.value_position(path)
-
-
-def _explain(
-    error: jsonschema.ValidationError, document: Document
-) -> Iterable[tuple[JsonPath, str]]:
-    path: JsonPath = tuple(error.path)
-    field = _field_name(path)
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    kind = error.validator
-    if kind == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        for key in sorted(set(error.instance) - set(allowed)):
-            yield (
-                (*path, key),
-                f"unknown field '{key}'"
-                + (f" in {field}" if path else "")
-                + f"; allowed fields: {', '.join(allowed)}",
-            )
-        return
-    if kind == "required":
-        # Every required field the mapping lacks, in the schema's order (as jsonschema
-        # reports them), read from the schema and the data rather than from its messages.
-        where = f" in {field}" if path else ""
-        for missing in (name for name in error.validator_value if name not in error.instance):
-            condition = ""
-            if missing == "replaced_by":
-                condition = " (a deprecated rule must name the rule that replaces it)"
-            elif missing == "retired_reason":
-                condition = " (a retired rule must say why it was retired)"
-            yield path, f"missing required field '{missing}'{where}{condition}"
-        return
-    if kind == "type":
-        yield (
-            path,
-            f"{field} must be {_type_phrase(error.validator_value)}, {_got(path, error, document)}",
-        )
-        return
-    if kind == "enum":
-        options = ", ".join(str(option) for option in error.validator_value)
-        yield path, f"{field} must be one of: {options}; {_got(path, error, document)}"
-        return
-    if kind == "not":
-        # A pattern ignores a value that is not a string, so "not pattern" fails for it too:
-        # its type error says what is wrong.
-        if isinstance(error.instance, str):
-            yield (
-                path,
-                f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it",
-            )
-        return
-    if kind == "pattern":
-        hint = _description(error) or f"pattern {error.validator_value}"
-        yield path, f"{field} {error.instance!r} is not valid: {hint}"
-        return
-    if kind == "minLength":
-        yield path, f"{field} is empty: write it"
-        return
-    if kind == "minItems":
-        yield path, f"{field} needs at least {error.validator_value} item(s)"
-        return
-    if kind == "uniqueItems":
-        yield path, f"{field} lists the same item twice: remove the duplicate"
-        return
-    if kind == "contains" or kind == "minContains":
-        yield path, f"{field}: {schema.get('description') or error.message}"
-        return
-    yield path, f"{field}: {error.message}"
-
-
-def _description(error: jsonschema.ValidationError) -> str | None:
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    text = schema.get("description")
-    return text.rstrip(".") if text else None
-
-
-def _type_phrase(expected: Any) -> str:
-    names = expected if isinstance(expected, list) else [expected]
-    words = {
-        "string": "a string",
-        "array": "a list",
-        "object": "a mapping",
-        "integer": "an integer",
-        "number": "a number",
-        "boolean": "true or false",
-        "null": "null",
-    }
-    return " or ".join(words.get(name, name) for name in names)
-
-
-def _got(path: JsonPath, error: jsonschema.ValidationError, document: Document) -> str:
-    source = document.scalars.get(path)
-    if source is None:
-        instance = error.instance
-        if isinstance(instance, list):
-            return "got a list"
-        if isinstance(instance, dict):
-            return "got a mapping"
-        return f"got {instance!r}"
-    # Every recorded scalar is a boolean, null, number, integer or date (see load._Builder).
-    return (
-        f"got {source.tag} {source.text!r}: YAML 1.1 reads an unquoted {source.text} as a "
-        f'{source.tag}; quote it: "{source.text}"'
-    )
 
 
 # --- cross-record checks -----------------------------------------------------------------

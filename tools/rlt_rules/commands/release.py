@@ -32,7 +32,8 @@ from ..releases import (
     releases_dir,
     write_release,
 )
-from ..validate import LIBRARY_FILE, schema_diagnostics
+from ..schema_errors import schema_diagnostics
+from ..validate import LIBRARY_FILE
 from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 from .scaffold import scaffold_rule
 

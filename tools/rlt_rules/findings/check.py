@@ -1,7 +1,7 @@
 """Check a findings file (YAML or JSON) against its schema, the library and, optionally, the repo.
 
 Order: load with positions (:func:`rlt_rules.load.load_yaml`; libyaml reads JSON too) ->
-schema (:func:`rlt_rules.validate.schema_diagnostics`, same messages as ``validate``) -> the
+schema (:func:`rlt_rules.schema_errors.schema_diagnostics`, same messages as ``validate``) -> the
 library (unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
 repository is given (paths, line ranges, columns, whether a suggested patch applies) -> the
 change under review when its diff is given (each location among the lines it touches). Every
@@ -17,7 +17,7 @@ from typing import Any
 
 from ..load import Document, JsonPath, Position, load_yaml
 from ..model import Diagnostic, Library, Severity, Status, id_span
-from ..validate import schema_diagnostics
+from ..schema_errors import schema_diagnostics
 from .diff import Change, LineRange
 from .model import FindingsError, Review
 from .patch import Patch, PatchError, PatchOp, parse_patch
