@@ -383,12 +383,14 @@ def _edit_while_previewing(session: PreviewSession, rules: Path, tmp_path: Path)
         clean_build(clean, rules)
         assert_same_site(session.site_dir, clean)
 
-    # A statement: the rule's page and its category page show it; the index page does not
-    # (its filter reads statements from rules/filter-text.json), nor do hand-written pages.
+    # A statement: the rule's page, its category page and its category's lesson show it; the
+    # index page does not (its filter reads statements from rules/filter-text.json), nor do
+    # hand-written pages.
     edit(rules / "R05.yaml", "statement: |-\n  ", "statement: |-\n  Preview edit one. ")
     rebuilt = session.build()
-    category = f"categories/{load_library(rules).rule('R05').category}/index.html"
-    assert rebuilt == {"rules/R05/index.html", category}
+    category_id = load_library(rules).rule("R05").category
+    category = f"categories/{category_id}/index.html"
+    assert rebuilt == {"rules/R05/index.html", category, f"learn/{category_id}/index.html"}
     assert "preview edit one" in (session.site_dir / "rules/filter-text.json").read_text()
     check("statement")
 
