@@ -107,7 +107,7 @@ def rule_text(
 
 
 def rule_pieces(
-    library: Library, detail: Detail, site_url: str | None, level: int, by_category: bool
+    library: Library, detail: Detail, site_url: str | None, level: int, *, by_category: bool
 ) -> Iterator[str]:
     """The listing in pieces whose concatenation is the listing: each applicable rule after
     its separator (a line break between index lines, a blank line otherwise) and
@@ -139,7 +139,7 @@ def rules_text(
 ) -> str:
     """Every applicable rule at ``detail``, in id order or (``by_category``) under a heading
     of ``level - 1`` per category, in the library's order of categories."""
-    return "".join(rule_pieces(library, detail, site_url, level, by_category))
+    return "".join(rule_pieces(library, detail, site_url, level, by_category=by_category))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +170,7 @@ def fit_rules(
     count = len(applicable_rules(library))
     for detail in details:
         if budget is None or _within(
-            rule_pieces(library, detail, site_url, level, by_category), measure, budget
+            rule_pieces(library, detail, site_url, level, by_category=by_category), measure, budget
         ):
             text = rules_text(library, detail, site_url, level, by_category=by_category)
             return Fitted(text, detail, count, 0)

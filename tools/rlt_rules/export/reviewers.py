@@ -179,7 +179,7 @@ class _Listing:
     def encoded(self) -> bytes:
         """Encoded piece by piece: the listing of a large library never exists as one ``str``
         (two or four bytes per character once it holds one "—")."""
-        pieces = rule_pieces(self.library, self.detail, self.site_url, self.level, True)
+        pieces = rule_pieces(self.library, self.detail, self.site_url, self.level, by_category=True)
         return b"".join(piece.encode("utf-8") for piece in pieces)
 
 
