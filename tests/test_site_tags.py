@@ -71,7 +71,10 @@ def _with_materials_tags_plugin(rules: Path, project: Path) -> Path:
     shutil.copytree(ROOT / "site", docs)
     for path in docs.rglob("*.md"):
         text = path.read_text(encoding="utf-8")
-        text = text.replace(f"<!-- rlt:{TAGS_MARKER} -->", "<!-- material/tags -->")
+        # Only a marker on its own line is one (authoring.md names it inside code).
+        text = re.sub(
+            rf"(?m)^<!-- rlt:{TAGS_MARKER} -->[ \t]*$", "<!-- material/tags -->", text
+        )
         uri = path.relative_to(docs).as_posix()
         path.write_text(fill_markers(text, library, uri).markdown, encoding="utf-8")
     generated = generated_pages(SiteInput(library, load_history(rules)))
