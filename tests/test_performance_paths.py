@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import posixpath
+import random
 import re
 import shutil
 import subprocess
@@ -23,6 +24,9 @@ from mkdocs.exceptions import Abort
 from rule_edits import edit
 
 from rlt_rules import Library, bundle, load_library
+from rlt_rules.comments import _scanned as scanned_comments
+from rlt_rules.comments import _tokenized as tokenized_comments
+from rlt_rules.comments import comments
 from rlt_rules.export import sarif
 from rlt_rules.export.inert import inert_library, inert_markdown, inert_text
 from rlt_rules.export.markdown import encode_blocks, fence_for, join_blocks, list_item
@@ -236,6 +240,50 @@ def test_marker_cache_gives_what_tokenizing_gives(library: Library) -> None:
             assert cache.marked_lines(example.code, rule.id) == marked_lines(example.code, rule.id)
             cache.next_generation()
             assert cache.markers(example.code) is cache.markers(example.code)
+
+
+#: Programs whose comments are easy to get wrong without tokenizing.
+TRICKY_PROGRAMS = [
+    "x = '# R01: in a string'  # R01: a comment\n",
+    'x = """\n# R01: in a docstring\n"""  # R01: after it\n',
+    "x = f'{a!r:>10} # R01: in an f-string'  # R01: a comment\n",
+    'x = f"{d["k"]} {len(y)}"  # R01: PEP 701\n',
+    "x = rb'\\\\' + b'#'  # R01: raw and bytes\n",
+    "if x:\n    a = 1\n  b = 2  # R01: bad dedent\n",
+    "x = (1,\n# R01: inside brackets\n",
+    "x = 0b12  # R01: bad binary literal\n",
+    "x = 1_000_  # R01: bad underscore\n",
+    "x = 'never closed  # R01: not a comment\n",
+    "x = 1 \\\n  + 2  # R01: continued line\n",
+    "\tx = 1  # R01: tab\n",
+    "x = 1)  # R01: unmatched\n",
+    "x = t'{a}'  # R01: a t-string\n",
+    "x = f'{len(a}'  # R01: unclosed in a field\n",
+]
+#: What random edits insert or put in place of a character.
+EDITS = ["'", '"', "'''", "#", "# R01: x", "(", ")", "]", "{", "}", "\\", "\n", " ", "    "]
+EDITS += ["\t", "1_", "0x", "f'", 'f"{', "rb'", "\u200b", "\x01", ":", "e", "."]
+
+
+def test_comments_are_what_tokenize_finds(library: Library) -> None:
+    """The scan of :mod:`rlt_rules.comments` against tokenize, over the library's examples and
+    programs made from them by random edits (a fixed seed: the same programs each run)."""
+    codes = [example.code for rule in library.rules for example in rule.examples]
+    for code in [*codes, *TRICKY_PROGRAMS]:
+        assert comments(code) == tokenized_comments(code), code
+    decided = sum(scanned_comments(code) is not None for code in codes)
+    assert decided >= 0.9 * len(codes), "the scan leaves most examples to tokenize"
+    rng = random.Random(20261203)
+    for _ in range(1500):
+        characters = list(rng.choice(codes))
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(characters))
+            if rng.random() < 0.5:
+                characters.insert(at, rng.choice(EDITS))
+            else:
+                characters[at] = rng.choice(EDITS)
+        mutant = "".join(characters)
+        assert comments(mutant) == tokenized_comments(mutant), mutant
 
 
 def test_document_cache_gives_what_a_fresh_check_gives(tmp_path: Path) -> None:

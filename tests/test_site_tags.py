@@ -72,9 +72,7 @@ def _with_materials_tags_plugin(rules: Path, project: Path) -> Path:
     for path in docs.rglob("*.md"):
         text = path.read_text(encoding="utf-8")
         # Only a marker on its own line is one (authoring.md names it inside code).
-        text = re.sub(
-            rf"(?m)^<!-- rlt:{TAGS_MARKER} -->[ \t]*$", "<!-- material/tags -->", text
-        )
+        text = re.sub(rf"(?m)^<!-- rlt:{TAGS_MARKER} -->[ \t]*$", "<!-- material/tags -->", text)
         uri = path.relative_to(docs).as_posix()
         path.write_text(fill_markers(text, library, uri).markdown, encoding="utf-8")
     generated = generated_pages(SiteInput(library, load_history(rules)))

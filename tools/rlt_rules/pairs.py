@@ -16,21 +16,21 @@ site's rule pages all take their markers, diffs and similarity from here.
 from __future__ import annotations
 
 import difflib
-import functools
-import io
 import re
-import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from .comments import comments
 from .load import Document
 from .memo import Recent
 from .model import Diagnostic, Example, ExampleKind, Rule, Status
 
 #: A marker comment's text: ``# R03: reason``. The id is the marker's rule.
 MARKER = re.compile(r"^#\s*(?P<rule_id>R\d{2,}):")
+#: What every marker's text holds, wherever it is (code without it has no marker).
+_MARKER_TEXT = re.compile(r"#\s*R\d{2,}:")
 
 #: Every pair of the library reaches at least this similarity (difflib's ratio over lines).
 MIN_PAIR_RATIO = 0.6
@@ -46,25 +46,20 @@ class Marker:
     inline: bool
 
 
-@functools.lru_cache(maxsize=65536)
 def markers(code: str) -> tuple[Marker, ...]:
-    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text).
-
-    Kept for the next call with the same code: a site build asks for the markers of each
-    example from its rule page and again from its practice item (tokenizing is the cost)."""
+    """Every marker comment in ``code`` (comments only: a ``# R03:`` inside a string is text;
+    none when the code does not tokenize)."""
+    if _MARKER_TEXT.search(code) is None:
+        return ()
+    found_comments = comments(code)
+    if found_comments is None:
+        return ()
     found: list[Marker] = []
     lines = code.splitlines()
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return ()
-    for token in tokens:
-        if token.type != tokenize.COMMENT:
-            continue
-        match = MARKER.match(token.string)
+    for line, column, text in found_comments:
+        match = MARKER.match(text)
         if match is None:
             continue
-        line, column = token.start
         inline = bool(lines[line - 1][:column].strip())
         found.append(Marker(line, column + 1, match["rule_id"], inline))
     return tuple(found)
