@@ -223,19 +223,30 @@ def _fitted_document(
 
 def agents_md(library: Library, shown: Library, site_url: str | None, globs) -> str:
     """``AGENTS.md``: plain Markdown, the preamble, then every rule's triggers and correction."""
-    before = [
-        notice(library, site_url),
-        heading(shown),
-        *shown.preamble,
-        scope(globs) + " " + report_how(),
-    ]
+    return _guidance_document(
+        notice(library, site_url), library, shown, site_url, globs, AGENTS_MAX_BYTES, utf8_bytes
+    )
+
+
+def _guidance_document(
+    header: str,
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    budget: int,
+    measure: Measure,
+) -> str:
+    """The preamble, the scope and how to report, then the rules by category in the most detail
+    (triggers and correction, else statements, else one line each) that fits ``budget``."""
+    before = [header, heading(shown), *shown.preamble, scope(globs) + " " + report_how()]
     return _fitted_document(
         before,
         library,
         site_url,
-        AGENTS_MAX_BYTES,
+        budget,
         (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
-        utf8_bytes,
+        measure,
         by_category=True,
     )
 
@@ -263,20 +274,9 @@ def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str
         "globs": ",".join(globs),
         "alwaysApply": False,
     }
-    before = [
-        front_matter(fields) + "\n" + notice(library, site_url),
-        heading(shown),
-        *shown.preamble,
-        scope(globs) + " " + report_how(),
-    ]
-    return _fitted_document(
-        before,
-        library,
-        site_url,
-        CURSOR_MAX_LINES,
-        (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
-        line_breaks,
-        by_category=True,
+    header = front_matter(fields) + "\n" + notice(library, site_url)
+    return _guidance_document(
+        header, library, shown, site_url, globs, CURSOR_MAX_LINES, line_breaks
     )
 
 
