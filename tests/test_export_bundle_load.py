@@ -121,9 +121,11 @@ def test_references_must_exist(tmp_path: Path, data: dict[str, Any]) -> None:
     path, _ = write(tmp_path, broken)
     messages = [d.message for d in diagnostics(path)]
     assert messages[0].startswith("/rules/0/category: unknown category 'elsewhere'")
-    assert messages[1] == "/rules/0/related/0: no rule R77 in the bundle"
-    assert messages[2] == "/rules/1/replaced_by: no rule R88 in the bundle"
-    assert messages[3] == "/rules/3/id: id R01 repeats /rules/0"
+    assert messages[1].startswith("/rules/0/related/0: related rule 'R77' does not exist")
+    assert messages[2] == "/rules/1/replaced_by: replaced_by rule 'R88' does not exist"
+    assert messages[3] == (
+        "/rules/3/id: id 'R01' is already used by /rules/0: ids are unique and never reused"
+    )
 
 
 def test_unreadable_and_undecodable_files(tmp_path: Path) -> None:

@@ -290,7 +290,7 @@ def test_related_to_itself(rules_dir):
 def test_unknown_category(rules_dir):
     edit(rules_dir / "R05.yaml", "category: interfaces", "category: interface")
     assert problems(rules_dir) == [
-        "rules/R05.yaml:3:11: unknown category 'interface': library.yaml defines state, interfaces",
+        "rules/R05.yaml:3:11: unknown category 'interface': the library defines state, interfaces",
         "rules/library.yaml:12:9: category 'interfaces' has no rules: "
         "give a rule this category or remove it",
     ]

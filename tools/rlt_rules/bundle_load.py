@@ -20,6 +20,7 @@ from typing import Any
 from .bundle import content_hash, example_outputs
 from .load import line_column
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
+from .record_checks import Record, Records, record_diagnostics
 from .schemas import bundle_validator
 
 #: A generous bound: the real bundle is about 150 KB.
@@ -222,8 +223,30 @@ def _describe(value: Any) -> str:
     return f"{kind} {shown}" if len(shown) <= 40 else kind
 
 
+def _records(shown: str, data: dict[str, Any], index: _Index) -> Records:
+    """The bundle's records as the view the checks across records read."""
+
+    def record(data: dict[str, Any], prefix: JsonPath) -> Record:
+        def at(path: JsonPath, message: str, rule_id: str | None = None) -> Diagnostic:
+            full = (*prefix, *path)
+            return Diagnostic(
+                shown, *index.position(full), f"{json_pointer(full)}: {message}", rule_id
+            )
+
+        return Record(data, at, json_pointer(prefix))
+
+    return Records(
+        library=record(data["library"], ("library",)),
+        rules=tuple(record(rule, ("rules", number)) for number, rule in enumerate(data["rules"])),
+        known_ids=frozenset(),
+        complete=True,
+    )
+
+
 def _integrity_diagnostics(shown: str, data: dict[str, Any], index: _Index) -> list[Diagnostic]:
-    """Checks across records, made once the bundle matches its schema."""
+    """The bundle's own integrity (content hash, example outputs) and the checks across
+    records that a rules folder gets too (:data:`~rlt_rules.record_checks.CHECKS`), made once
+    the bundle matches its schema."""
     found: list[Diagnostic] = []
 
     def at(path: JsonPath, message: str) -> None:
@@ -237,24 +260,7 @@ def _integrity_diagnostics(shown: str, data: dict[str, Any], index: _Index) -> l
             f"does not match the rules (computed {expected_hash}): the rules were changed after "
             "export, or the hash was; export the bundle again",
         )
-    category_ids = {category["id"] for category in data["library"]["categories"]}
-    ids: dict[str, int] = {}
-    for number, rule in enumerate(rules):
-        if rule["id"] in ids:
-            at(("rules", number, "id"), f"id {rule['id']} repeats /rules/{ids[rule['id']]}")
-        ids.setdefault(rule["id"], number)
-        if rule["category"] not in category_ids:
-            at(
-                ("rules", number, "category"),
-                f"unknown category '{rule['category']}': the library defines "
-                + ", ".join(sorted(category_ids)),
-            )
-    for number, rule in enumerate(rules):
-        for position, related in enumerate(rule["related"]):
-            if related not in ids:
-                at(("rules", number, "related", position), f"no rule {related} in the bundle")
-        if "replaced_by" in rule and rule["replaced_by"] not in ids:
-            at(("rules", number, "replaced_by"), f"no rule {rule['replaced_by']} in the bundle")
+    found.extend(record_diagnostics(_records(shown, data, index)))
     if not found and data["example_outputs"] != example_outputs(Rule.from_dict(r) for r in rules):
         at(
             ("example_outputs",),

@@ -8,15 +8,16 @@ against the release history and the decision to build the :class:`Library`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .detector_checks import detector_diagnostics
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
-from .model import Diagnostic, Library, Rule, SourceRef, Status, id_span
+from .model import Diagnostic, Library, Rule, SourceRef
 from .pairs import MarkerCache, pair_diagnostics
+from .record_checks import Record, Records, record_diagnostics
 from .schema_errors import schema_diagnostics
 
 LIBRARY_FILE = "library.yaml"
@@ -212,9 +213,6 @@ def check_records(
     )
 
 
-# --- schema ------------------------------------------------------------------------------
-
-
 # --- cross-record checks -----------------------------------------------------------------
 
 
@@ -223,127 +221,26 @@ def _cross_record_diagnostics(
     rule_docs: list[Document],
     file_stems: set[str],
     some_files_unloaded: bool,
-) -> Iterable[Diagnostic]:
-    """Checks across files. Every rule file's name counts as an existing id, and a file that
-    failed to load suppresses the empty-category check: its own errors are already reported,
-    and one mistake should not cascade into several."""
+) -> list[Diagnostic]:
+    """The checks of :data:`~rlt_rules.record_checks.CHECKS` over the folder's documents.
+    Every rule file's name counts as an existing id, and a file that failed to load silences
+    the empty-category check: its own errors are already reported, and one mistake should not
+    cascade into several."""
+    records = Records(
+        library=_record(library_doc, file_stem=None) if library_doc is not None else None,
+        rules=tuple(_record(doc, file_stem=Path(doc.path).stem) for doc in rule_docs),
+        known_ids=frozenset(file_stems),
+        complete=not some_files_unloaded,
+    )
+    return record_diagnostics(records)
 
-    def at(doc: Document, path: JsonPath, message: str, rule_id: str | None = None) -> Diagnostic:
+
+def _record(doc: Document, *, file_stem: str | None) -> Record:
+    def at(path: JsonPath, message: str, rule_id: str | None = None) -> Diagnostic:
         position = doc.value_position(path)
         return Diagnostic(doc.path, position.line, position.column, message, rule_id)
 
-    def value(doc: Document, key: str, default: Any = None) -> Any:
-        return doc.data.get(key, default)
-
-    category_ids: list[str] = []
-    if library_doc is not None:
-        seen_categories: dict[str, int] = {}
-        for index, category in enumerate(library_doc.data["categories"]):
-            if category["id"] in seen_categories:
-                yield at(
-                    library_doc,
-                    ("categories", index, "id"),
-                    f"category '{category['id']}' is listed twice: remove one",
-                )
-            seen_categories[category["id"]] = index
-            category_ids.append(category["id"])
-
-    first_file_of: dict[str, Document] = {}
-    for doc in rule_docs:
-        rule_id = value(doc, "id")
-        stem = Path(doc.path).stem
-        if rule_id != stem:
-            yield at(
-                doc,
-                ("id",),
-                f"id '{rule_id}' does not match the file name '{stem}.yaml': "
-                f"rename the file to {rule_id}.yaml or fix the id",
-                rule_id,
-            )
-        if rule_id in first_file_of:
-            yield at(
-                doc,
-                ("id",),
-                f"id '{rule_id}' is already used by "
-                f"{first_file_of[rule_id].path}: ids are unique and never reused",
-                rule_id,
-            )
-        else:
-            first_file_of[rule_id] = doc
-
-    known_ids = set(first_file_of) | file_stems
-    for doc in rule_docs:
-        rule_id = value(doc, "id")
-        for index, related in enumerate(value(doc, "related", []) or []):
-            if not isinstance(related, str):
-                continue
-            if related == rule_id:
-                yield at(
-                    doc,
-                    ("related", index),
-                    f"related lists the rule itself ({related}): remove it",
-                    rule_id,
-                )
-            elif related not in known_ids:
-                yield at(
-                    doc,
-                    ("related", index),
-                    f"related rule '{related}' does not exist: "
-                    f"known ids are {id_span(known_ids, listed_up_to=3)}",
-                    rule_id,
-                )
-        replaced_by = value(doc, "replaced_by")
-        if isinstance(replaced_by, str):
-            if replaced_by == rule_id:
-                yield at(doc, ("replaced_by",), "replaced_by names the rule itself", rule_id)
-            elif replaced_by not in known_ids:
-                yield at(
-                    doc,
-                    ("replaced_by",),
-                    f"replaced_by rule '{replaced_by}' does not exist",
-                    rule_id,
-                )
-            elif value(first_file_of[replaced_by], "status") == str(Status.RETIRED):
-                yield at(
-                    doc,
-                    ("replaced_by",),
-                    f"replaced_by rule '{replaced_by}' is retired: point at an active rule",
-                    rule_id,
-                )
-        category = value(doc, "category")
-        if library_doc is not None and isinstance(category, str) and category not in category_ids:
-            yield at(
-                doc,
-                ("category",),
-                f"unknown category '{category}': library.yaml defines {', '.join(category_ids)}",
-                rule_id,
-            )
-        names: set[tuple[str, str]] = set()
-        for index, example in enumerate(value(doc, "examples", []) or []):
-            if not isinstance(example, dict):
-                continue
-            key = (example.get("kind"), example.get("name"))
-            if isinstance(key[1], str):
-                if key in names:
-                    yield at(
-                        doc,
-                        ("examples", index, "name"),
-                        f"two {key[0]} examples are named '{key[1]}': a name is unique per kind "
-                        "(a bad and a good example may share one to form a pair)",
-                        rule_id,
-                    )
-                names.add(key)
-
-    if library_doc is not None and not some_files_unloaded:
-        used = {value(doc, "category") for doc in rule_docs}
-        for index, category_id in enumerate(category_ids):
-            if category_id not in used:
-                yield at(
-                    library_doc,
-                    ("categories", index, "id"),
-                    f"category '{category_id}' "
-                    "has no rules: give a rule this category or remove it",
-                )
+    return Record(doc.data, at, doc.path, file_stem)
 
 
 # --- model -------------------------------------------------------------------------------
