@@ -129,16 +129,51 @@ def test_check_jsonschema_rejects_a_broken_bundle(published: Path) -> None:
     assert "$.rules[2].title: 5 is not of type 'string'" in result.stdout
 
 
-def test_the_source_schema_alone_needs_the_network(published: Path) -> None:
-    """What the published schema fixes: ``schema/bundle.schema.json`` as written refers to the
-    others by URL, and offline check-jsonschema cannot resolve them."""
-    source = ROOT / "schema" / "bundle.schema.json"
+def test_the_repository_schema_validates_a_bundle_offline_from_the_root(published: Path) -> None:
+    """One file, one content: ``schema/bundle.schema.json`` in the repository is the
+    self-contained schema the site publishes, and works offline from the repository root."""
+    assert (ROOT / "schema" / "bundle.schema.json").read_bytes() == (
+        published / "schema" / "bundle.schema.json"
+    ).read_bytes()
+    bundle = published / "rules.json"
+    result = run_client(
+        [
+            str(BIN / "check-jsonschema"),
+            "--no-cache",
+            "--schemafile",
+            "schema/bundle.schema.json",
+            str(bundle),
+        ],
+        ROOT,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok -- validation done" in result.stdout
+
+
+def test_the_part_alone_needs_the_network(published: Path) -> None:
+    """What generation fixes: the part refers to the others by URL, and offline
+    check-jsonschema cannot resolve them."""
+    source = ROOT / "schema" / "parts" / "bundle.schema.json"
     result = run_client(
         [str(BIN / "check-jsonschema"), "--no-cache", "--schemafile", str(source), "rules.json"],
         published,
     )
     assert result.returncode != 0
     assert "Unresolvable: https://rlt-rules.example/schema/" in result.stdout + result.stderr
+
+
+def test_the_generated_schemas_are_up_to_date() -> None:
+    """``rlt-rules schema build --check`` passes: a change to a part or to a schema it embeds
+    is followed by ``rlt-rules schema build``."""
+    result = subprocess.run(
+        [str(BIN / "rlt-rules"), "schema", "build", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
 
 
 @pytest.mark.parametrize("name", ["rules.sarif.json", "review.sarif"])

@@ -19,6 +19,7 @@ from .commands import findings as findings_command
 from .commands import release as release_command
 from .commands import review as review_command
 from .commands import scan as scan_command
+from .commands import schema as schema_command
 from .commands import site as site_command
 from .commands import validate as validate_command
 from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
@@ -34,6 +35,7 @@ COMMAND_MODULES = (
     scan_command,
     site_command,
     release_command,
+    schema_command,
 )
 
 

@@ -1,9 +1,11 @@
 """The JSON Schemas (``schema/``) and their compiled validators, one per schema, reused.
 
 ``rule.schema.json`` and ``library.schema.json`` check the YAML records, ``findings.schema.json``
-a review, ``bundle.schema.json`` a ``rules.json`` bundle (``$ref``-ing the other two by ``$id``).
-:func:`bundled_schema` is a schema with the schemas it refers to embedded: what is published,
-and what the bundle reader validates with.
+a review, ``bundle.schema.json`` a ``rules.json`` bundle. A schema that refers to others by
+``$id`` is written as a part (``schema/parts/``) and generated into ``schema/`` with the schemas
+it refers to embedded (:func:`bundled_schema`, :func:`generate`; ``rlt-rules schema build``):
+one self-contained file, validated with by the bundle reader, published as is, and usable
+offline by any client from the repository root.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+
+from .jsonout import indented
 
 
 def schema_dir() -> Path:
@@ -68,8 +72,13 @@ def _inline_local_refs(
     return inlined
 
 
+#: Where schemas that refer to others by ``$id`` are written (``schema/parts/``).
+PARTS = "parts"
+
+
 def bundled_schema(name: str) -> dict[str, Any]:
-    """``name`` with every schema of ``schema/`` it refers to by ``$id`` embedded under
+    """The part ``name`` (``schema/parts/``; else the schema of ``schema/`` itself) with every
+    schema of ``schema/`` it refers to by ``$id`` embedded under
     ``$defs`` (JSON Schema 2020-12 bundling: each embedded schema keeps its ``$id``, so the
     references resolve to it and its own ``#/$defs/…`` references stay its own).
 
@@ -77,7 +86,8 @@ def bundled_schema(name: str) -> dict[str, Any]:
     (``check-jsonschema`` would otherwise try the network, Ajv would fail to resolve it).
     A schema without such references comes back unchanged.
     """
-    root = load_schema(name)
+    part = schema_dir() / PARTS / name
+    root = json.loads(part.read_text(encoding="utf-8")) if part.is_file() else load_schema(name)
     by_id = {load_schema(other)["$id"]: other for other in _schema_names() if other != name}
     embedded: dict[str, Any] = {}
     pending = sorted(_absolute_refs(root) & by_id.keys())
@@ -94,6 +104,15 @@ def bundled_schema(name: str) -> dict[str, Any]:
     if collisions:
         raise ValueError(f"{name}: $defs already holds {sorted(collisions)}")
     return {**root, "$defs": {**root.get("$defs", {}), **embedded}}
+
+
+def generated_schemas() -> dict[Path, bytes]:
+    """Each schema of ``schema/`` generated from a part, by path, with the bytes it should hold
+    (:func:`bundled_schema` of its part)."""
+    return {
+        schema_dir() / part.name: indented(bundled_schema(part.name))
+        for part in sorted((schema_dir() / PARTS).glob("*.schema.json"))
+    }
 
 
 def _schema_names() -> list[str]:
@@ -115,8 +134,8 @@ def _absolute_refs(node: Any) -> set[str]:
 
 @cache
 def bundle_validator() -> jsonschema.Draft202012Validator:
-    """The bundle schema's validator: the published, self-contained schema
-    (:func:`bundled_schema`), so the reader checks exactly what clients check."""
-    schema = bundled_schema("bundle.schema.json")
+    """The bundle schema's validator: the generated, self-contained ``schema/bundle.schema.json``
+    that is published, so the reader checks exactly what clients check."""
+    schema = load_schema("bundle.schema.json")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)

@@ -12,9 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import bundle
-from ..jsonout import indented
 from ..model import Library
-from ..schemas import bundled_schema, load_schema, schema_dir
+from ..schemas import schema_dir
 from . import astgrep, checklist, llms, reviewers, sarif, skill
 
 #: ``render(library, site_url, **options)``: the options a format names in ``options``.
@@ -60,9 +59,9 @@ FORMATS: dict[str, ExportFormat] = {
     )
 }
 
-#: The schemas published next to the exports: the bundle's (self-contained: the rule and library
-#: schemas embedded, see :func:`rlt_rules.schemas.bundled_schema`), the record formats, and the
-#: format review findings are written in.
+#: The schemas published next to the exports: the bundle's (self-contained: generated with the
+#: rule and library schemas embedded, see :func:`rlt_rules.schemas.generated_schemas`), the
+#: record formats, and the format review findings are written in.
 PUBLISHED_SCHEMAS = (
     "bundle.schema.json",
     "rule.schema.json",
@@ -98,10 +97,6 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
         for path, data in entry.render(library, site_url).items():
             published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:
-        schema = bundled_schema(schema_name)
-        published[f"schema/{schema_name}"] = (
-            (schema_dir() / schema_name).read_bytes()
-            if schema is load_schema(schema_name)  # nothing to embed: the file as written
-            else indented(schema)
-        )
+        # The files of schema/ as they are: the bundle's is generated self-contained there.
+        published[f"schema/{schema_name}"] = (schema_dir() / schema_name).read_bytes()
     return published
