@@ -67,7 +67,9 @@ def test_failing_rename_leaves_target_and_no_temporary(tmp_path: Path) -> None:
 
 
 def test_write_files_atomic_creates_the_folder(tmp_path: Path) -> None:
-    written = write_files_atomic(tmp_path / "out", {"llms.txt": b"a\n", "llms-full.txt": b"b\n"})
+    written = write_files_atomic(
+        tmp_path / "out", {"llms.txt": b"a\n", "llms-full.txt": b"b\n"}
+    ).written
     assert [p.name for p in written] == ["llms.txt", "llms-full.txt"]
     assert (tmp_path / "out/llms-full.txt").read_bytes() == b"b\n"
 

@@ -13,6 +13,7 @@ import pytest
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.export import render, site_files
+from rlt_rules.owned import MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests/fixtures/valid"
@@ -50,10 +51,11 @@ def test_folder_exports_write_their_files(
     out = tmp_path / "rlt-refactor"
     args = ("export", "--format", format_name, "--rules", str(VALID), "-o", str(out))
     assert run(capsys, *args)[0] == 0
-    first = {path.name: path.read_bytes() for path in out.iterdir()}
+    first = {path.name: path.read_bytes() for path in out.iterdir() if path.name != MANIFEST}
     assert sorted(first) == names
+    assert sorted(json.loads((out / MANIFEST).read_text())["files"]) == names
     assert run(capsys, *args)[0] == 0
-    assert {path.name: path.read_bytes() for path in out.iterdir()} == first
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != MANIFEST} == first
     assert first == render(format_name, load_library(VALID), None)
 
 

@@ -29,6 +29,7 @@ import pytest
 
 from rlt_rules import load_library
 from rlt_rules.export import render
+from rlt_rules.owned import MANIFEST
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -90,7 +91,12 @@ def dead_pid() -> int:
 
 
 def leftovers(directory: Path) -> list[str]:
-    return sorted(path.name for path in directory.iterdir() if path.name.startswith("."))
+    """Hidden entries a write left behind (the folder's manifest is a record, not a leftover)."""
+    return sorted(
+        path.name
+        for path in directory.iterdir()
+        if path.name.startswith(".") and path.name != MANIFEST
+    )
 
 
 # --- site build ------------------------------------------------------------------------------
@@ -286,3 +292,32 @@ def test_folder_export_killed_during_its_commit_is_finished_by_the_next_write(
     for name, data in after.items():
         assert (out_dir / name).read_bytes() == data, name
     assert leftovers(out_dir) == []
+
+
+def test_a_killed_commit_finished_later_keeps_a_file_written_in_between(
+    tmp_path: Path, two_libraries: tuple[Path, Path]
+) -> None:
+    """The reviewers' tree killed after its second rename; someone then writes AGENTS.md by
+    hand; the next export into the folder (another format) finishes the killed set but keeps
+    that AGENTS.md, and says so."""
+    _, new = two_libraries
+    out_dir = tmp_path / "repo"
+    out_dir.mkdir()
+    arguments = ["export", "--format", "reviewers", "-o", str(out_dir), "--rules", str(new)]
+    export_killed_at("replace", 2, arguments, tmp_path)
+    assert not (out_dir / "AGENTS.md").exists(), "AGENTS.md is renamed after the dot-folders"
+    (out_dir / "AGENTS.md").write_text("# Ours, written by hand\n", encoding="utf-8")
+
+    result = run_cli("export", "--format", "llms", "-o", str(out_dir), "--rules", str(new))
+    assert result.returncode == 0, result.stderr
+    assert (out_dir / "AGENTS.md").read_text(encoding="utf-8") == "# Ours, written by hand\n"
+    assert f"kept {out_dir / 'AGENTS.md'}" in result.stderr
+    finished = expected("reviewers", new)
+    for name, data in finished.items():
+        if name != "AGENTS.md":
+            assert (out_dir / name).read_bytes() == data, name
+    assert leftovers(out_dir) == [
+        name
+        for name in (".claude", ".coderabbit.yaml", ".cursor", ".gemini", ".github", ".greptile")
+        if (out_dir / name).exists()
+    ]

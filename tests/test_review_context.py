@@ -227,7 +227,7 @@ def test_review_context_usage(
     code, _, err = run(capsys, "review-context", "--max-chars", "100")
     assert code == 2 and "give at least" in err
     code, _, err = run(capsys, "review-context", "-o", str(tmp_path / "no" / "context.md"))
-    assert code == 2 and "existing folder" in err
+    assert code == 2 and "no such directory" in err
     with pytest.raises(SystemExit):
         main(["review-context", "--max-chars", "0"])
     code, _, err = run(capsys, "findings", "check", "samples/review/findings.yaml", "--diff", "x")

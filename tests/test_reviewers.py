@@ -32,6 +32,7 @@ from rlt_rules.export.reviewers import (
     GEMINI,
     GREPTILE,
 )
+from rlt_rules.owned import MANIFEST
 from rlt_rules.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -306,7 +307,7 @@ def test_export_writes_the_tree_and_keeps_other_files(
     argv = ["export", "--format", "reviewers", "--rules", rules, "-o", str(out)]
     assert main([*argv, "--site-url", SITE_URL, "--apply-to", "a/**", "--apply-to", "b/*.py"]) == 0
     written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
-    assert written == set(tree(load_library(rules)))
+    assert written == {*tree(load_library(rules)), MANIFEST}
     front, _ = split_front_matter((out / COPILOT).read_text(encoding="utf-8"))
     assert front["applyTo"] == "a/**,b/*.py"
     assert main(argv) == 0  # a second run replaces what the first one wrote
@@ -316,9 +317,8 @@ def test_export_writes_the_tree_and_keeps_other_files(
     (mine / "AGENTS.md").write_text("# Our own instructions\n", encoding="utf-8")
     capsys.readouterr()
     code = main(["export", "--format", "reviewers", "--rules", rules, "-o", str(mine)])
-    assert code == 2 and "would replace files rlt-rules did not generate: AGENTS.md" in (
-        capsys.readouterr().err
-    )
+    err = capsys.readouterr().err
+    assert code == 2 and "did not write, or that were edited since: AGENTS.md" in err
     assert (mine / "AGENTS.md").read_text(encoding="utf-8") == "# Our own instructions\n"
     assert not (mine / ".github" / "instructions").exists()
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from .about import VERSION
+from .atomic import WriteRefused
 from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
@@ -56,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except UsageError as error:
+    except (UsageError, WriteRefused) as error:
         print(f"rlt-rules {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except LibraryError as error:

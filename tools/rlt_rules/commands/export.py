@@ -15,10 +15,18 @@ import textwrap
 from pathlib import Path
 
 from .. import export
-from ..atomic import write_atomic, write_files_atomic
+from ..atomic import (
+    check_output_file,
+    check_targets,
+    content_digest,
+    remove_stale,
+    write_atomic,
+    write_files_atomic,
+)
 from ..export import reviewers
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
+from ..owned import MANIFEST, plan_replacements, with_manifest
 from ..project import load_library
 from .common import EXIT_OK, UsageError, add_rules_option, add_site_url_option, site_url_for
 
@@ -51,6 +59,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="extend",
         help="reviewers only: the files the rules apply to, one glob each (repeatable; "
         f"default: {' '.join(reviewers.DEFAULT_APPLY_TO)})",
+    )
+    export_parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace files in the output folder that rlt-rules did not write or that were "
+        "edited since (default: refuse and name them)",
     )
     export_parser.set_defaults(handler=run_export)
 
@@ -92,6 +106,13 @@ def _load(rules_dir: str) -> Library:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    writes_folder = export.FORMATS[args.format].writes_folder
+    if args.output is not None:
+        output = Path(args.output)
+        if writes_folder and output.exists() and not output.is_dir():
+            raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
+        if not writes_folder:
+            check_output_file(output)
     library = _load(args.rules)
     options = {}
     if args.apply_to is not None:
@@ -111,39 +132,29 @@ def run_export(args: argparse.Namespace) -> int:
             others = ", ".join(list(files)[1:])
             print(f"rlt-rules export: not printed: {others}; use -o DIR", file=sys.stderr)
         return EXIT_OK
-    output = Path(args.output)
-    if export.FORMATS[args.format].writes_folder:
-        if output.exists() and not output.is_dir():
-            raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
-        if args.format == "reviewers":
-            _refuse_to_replace_other_files(output, files)
-        written = write_files_atomic(output, files)
+    if writes_folder:
+        check_targets(output, files)
+        # A set a killed export was committing is finished first (a file changed since it was
+        # planned is kept): what this export replaces is then judged on the finished folder.
+        kept = remove_stale(output)
+        expected = plan_replacements(output, files, force=args.force)
+        files = with_manifest(output, files)
+        expected[MANIFEST] = content_digest(output / MANIFEST)
+        result = write_files_atomic(output, files, expected=expected)
+        written = result.written
+        for path in [*kept, *result.kept]:
+            print(
+                f"rlt-rules export: kept {path}: an export killed while committing would have "
+                "replaced it, and it changed since",
+                file=sys.stderr,
+            )
     else:
-        if output.is_dir():
-            raise UsageError(f"{output}: is a folder; give the file to write")
-        if not output.parent.is_dir():
-            raise UsageError(f"{output.parent}: no such directory")
         (data,) = files.values()
         write_atomic(output, data)
         written = [output]
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
-
-
-def _refuse_to_replace_other_files(output: Path, files: dict[str, bytes]) -> None:
-    """The reviewers' tree goes into a repository that may have its own ``AGENTS.md`` or
-    ``.coderabbit.yaml``: never replace one that rlt-rules did not generate."""
-    theirs = [
-        name
-        for name in files
-        if (output / name).is_file() and not reviewers.generated((output / name).read_bytes())
-    ]
-    if theirs:
-        raise UsageError(
-            f"{output}: would replace files rlt-rules did not generate: {', '.join(theirs)}; "
-            "write the tree to another folder and merge them"
-        )
 
 
 # --- show --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..atomic import check_output_file, write_atomic
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review
@@ -142,6 +142,8 @@ def _emit(args: argparse.Namespace, data: bytes) -> None:
 
 
 def run_sarif(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_file(Path(args.output))
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
@@ -151,6 +153,8 @@ def run_sarif(args: argparse.Namespace) -> int:
 
 
 def run_markdown(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_file(Path(args.output))
     library, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID

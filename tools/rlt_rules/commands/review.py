@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..atomic import check_output_file, write_atomic
 from ..findings.context import ContextTooLong, review_context
 from ..findings.diff import DiffError
 from ..project import load_library
@@ -66,6 +66,8 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_file(Path(args.output))
     if not Path(args.rules).is_dir():
         raise UsageError(f"{args.rules}: no such directory (give the rules folder with --rules)")
     change = None
@@ -85,10 +87,7 @@ def run(args: argparse.Namespace) -> int:
     except ContextTooLong as error:
         raise UsageError(str(error)) from None
     if args.output:
-        output = Path(args.output)
-        if not output.parent.is_dir() or output.is_dir():
-            raise UsageError(f"{output}: give a file in an existing folder (-o)")
-        write_atomic(output, text.encode("utf-8"))
+        write_atomic(Path(args.output), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return EXIT_OK

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..atomic import check_output_file, write_atomic
 from ..model import Library, Status
 from ..project import load_library
 from ..scan import DiffError, changed_lines, detector_set, scan
@@ -95,6 +95,8 @@ def _read_diff(name: str) -> str:
 
 
 def run_scan(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check_output_file(Path(args.output))  # before the scan, not after it
     if not Path(args.rules).is_dir():
         raise UsageError(f"{args.rules}: no such directory (give the rules folder with --rules)")
     if args.jobs is not None and args.jobs < 1:
@@ -120,10 +122,7 @@ def run_scan(args: argparse.Namespace) -> int:
         print(f"{problem.path}: {problem.message}", file=sys.stderr)
     data = FORMATS[args.format](result, library, args.site_url)
     if args.output is not None:
-        output = Path(args.output)
-        if output.is_dir() or not output.parent.is_dir():
-            raise UsageError(f"{output}: give a file in an existing folder")
-        write_atomic(output, data)
+        write_atomic(Path(args.output), data)
     else:
         sys.stdout.write(data.decode("utf-8"))
         sys.stdout.flush()
