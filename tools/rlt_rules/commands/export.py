@@ -2,7 +2,7 @@
 
 ``export --format F [-o PATH]`` renders one export (see :mod:`rlt_rules.export`) to stdout or,
 atomically, to PATH (a file; a folder for ``skill``, ``llms`` and ``reviewers``; the reviewers'
-tree never replaces a file rlt-rules did not generate). ``show R03`` prints one rule for reading
+folder never replaces a file rlt-rules did not write or that was edited since). ``show R03`` prints one rule for reading
 in a terminal. ``list`` prints the rules as a table or JSON, filtered by category, tag or status.
 """
 
