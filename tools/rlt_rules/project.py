@@ -42,15 +42,20 @@ class ProjectCheck:
 
 
 def check_project(
-    rules_dir: str | Path, display_root: str | None = None, cache: DocumentCache | None = None
+    rules_dir: str | Path,
+    display_root: str | None = None,
+    cache: DocumentCache | None = None,
+    *,
+    measure_cost: bool = False,
 ) -> ProjectCheck:
-    """Check ``rules_dir``; ``display_root`` is how diagnostics name it (default: as given).
+    """Check ``rules_dir``; ``display_root`` is how diagnostics name it (default: as given);
+    ``measure_cost`` also rejects a detector too costly to scan with (what ``validate`` does).
 
     ``cache`` keeps unchanged files from being parsed and schema-checked again (see
     :class:`~rlt_rules.validate.DocumentCache`).
     """
     root = Path(rules_dir)
-    records = check_records(root, display_root, cache)
+    records = check_records(root, display_root, cache, measure_cost=measure_cost)
     checked = release_diagnostics(records)
     diagnostics = sorted(
         (*records.diagnostics, *checked.diagnostics), key=lambda d: (d.path, d.line, d.column)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .detector_checks import detector_diagnostics
+from .detector_cost import cost_diagnostics
 from .load import Document, JsonPath, LoadResult, load_yaml, parse_yaml, read_source
 from .model import Diagnostic, Library, Rule, SourceRef
 from .pairs import MarkerCache, pair_diagnostics
@@ -120,9 +121,15 @@ def _load_and_check(
 
 
 def check_records(
-    root: Path, display_root: str | None = None, cache: DocumentCache | None = None
+    root: Path,
+    display_root: str | None = None,
+    cache: DocumentCache | None = None,
+    *,
+    measure_cost: bool = False,
 ) -> RecordCheck:
-    """Check the files of ``root`` (``library.yaml`` and one ``<id>.yaml`` per rule)."""
+    """Check the files of ``root`` (``library.yaml`` and one ``<id>.yaml`` per rule);
+    ``measure_cost`` also measures each detector's cost (:mod:`rlt_rules.detector_cost`: a
+    second or two, in a worker process) and rejects a costly one."""
     shown_root = display_root if display_root is not None else str(root)
 
     def shown(path: Path) -> str:
@@ -199,6 +206,10 @@ def check_records(
             diagnostics.extend(
                 cache.remember(doc, "pairs", lambda doc: pair_diagnostics(doc, find_markers))
             )
+    if measure_cost:
+        # Only files with no problem: their detectors compile (a broken one cannot be timed).
+        sound = [doc for doc in rule_docs if not _has_errors(doc, diagnostics)]
+        diagnostics.extend(cost_diagnostics(sound))
     if cache is not None:
         cache.forget_unseen()
     files_checked = len(rule_paths) + (1 if library_path.is_file() else 0)
@@ -211,6 +222,10 @@ def check_records(
         tuple(diagnostics),
         files_checked,
     )
+
+
+def _has_errors(doc: Document, diagnostics: list[Diagnostic]) -> bool:
+    return any(diagnostic.path == doc.path for diagnostic in diagnostics)
 
 
 # --- cross-record checks -----------------------------------------------------------------

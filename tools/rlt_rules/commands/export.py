@@ -1,9 +1,10 @@
 """``rlt-rules export``, ``show`` and ``list``: the library for tools, terminals and scripts.
 
 ``export --format F [-o PATH]`` renders one export (see :mod:`rlt_rules.export`) to stdout or,
-atomically, to PATH (a file; a folder for ``skill``, ``llms`` and ``reviewers``; the reviewers'
-folder never replaces a file rlt-rules did not write or that was edited since). ``show R03`` prints one rule for reading
-in a terminal. ``list`` prints the rules as a table or JSON, filtered by category, tag or status.
+atomically, to PATH (a file; a folder for ``skill``, ``llms``, ``reviewers`` and ``ast-grep``,
+which never replaces a file rlt-rules did not write or that was edited since). ``show R03``
+prints one rule for reading in a terminal. ``list`` prints the rules as a table or JSON,
+filtered by category, tag or status.
 """
 
 from __future__ import annotations

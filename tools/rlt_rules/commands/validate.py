@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     for raw in args.paths:
         path = Path(raw)
         if path.is_dir():
-            result = check_project(path, raw)
+            result = check_project(path, raw, measure_cost=True)
             results.append(result)
             rules += len(result.library.rules) if result.library is not None else 0
         elif path.is_file():
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             raise UsageError(f"{raw}: no such file or directory")
     for folder, display, names in named.values():
-        result = filter_for_files(check_project(folder, display), names)
+        result = filter_for_files(check_project(folder, display, measure_cost=True), names)
         results.append(result)
         if result.library is not None:
             rules += sum(1 for rule in result.library.rules if _file_name(rule) in names)

@@ -1,0 +1,78 @@
+"""A detector that would hang a scan is rejected by ``validate`` at its position, in bounded
+time: its cost is measured in a worker process that is stopped at a deadline."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rlt_rules.cli import main
+from rlt_rules.detector_cost import MAX_COST, Cost, measure, sample
+from rlt_rules.project import check_project
+
+ROOT = Path(__file__).resolve().parents[1]
+VALID = ROOT / "tests" / "fixtures" / "valid"
+
+
+def nested(depth: int) -> dict:
+    """``has`` and ``inside`` alternating ``depth`` deep, each with ``stopBy: end``, around a
+    node that never matches: every level searches the whole file again."""
+    rule: dict = {"regex": "^never-matches$"}
+    for level in range(depth):
+        relation = "has" if level % 2 == 0 else "inside"
+        rule = {"regex": ".", relation: {**rule, "stopBy": "end"}}
+    return rule
+
+
+def with_detector(tmp_path: Path, rule: dict) -> Path:
+    rules = tmp_path / "rules"
+    shutil.copytree(VALID, rules)
+    text = (rules / "R02.yaml").read_text(encoding="utf-8")
+    detector = {
+        "detectors": [
+            {"id": "costly", "message": "A costly detector", "severity": "hint", "rule": rule}
+        ]
+    }
+    (rules / "R02.yaml").write_text(
+        text.rstrip("\n") + "\n" + yaml.safe_dump(detector, sort_keys=False), encoding="utf-8"
+    )
+    return rules
+
+
+def test_a_cheap_detector_passes(tmp_path: Path) -> None:
+    rules = with_detector(tmp_path, {"kind": "call", "has": {"kind": "true", "stopBy": "end"}})
+    assert check_project(rules, measure_cost=True).diagnostics == ()
+
+
+def test_a_detector_that_would_hang_is_rejected_at_its_position_in_bounded_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = with_detector(tmp_path, nested(4))
+    begun = time.monotonic()
+    code = main(["validate", str(rules)])
+    elapsed = time.monotonic() - begun
+    captured = capsys.readouterr()
+    err = captured.out + captured.err
+    assert code == 1
+    text = (rules / "R02.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, row in enumerate(text, 1) if row.strip().startswith("rule:"))
+    assert f"R02.yaml:{line}:" in err and "detector 'costly'" in err and "stopBy" in err
+    # Stopped at its deadline, not run to the end (minutes on this sample).
+    assert elapsed < 60, elapsed
+    # The project check used by the other commands does not measure (no worker started).
+    assert check_project(rules).diagnostics == ()
+
+
+def test_costs_are_ratios_to_a_baseline_and_the_library_is_within_the_bound() -> None:
+    from rlt_rules import load_library
+
+    library = load_library(ROOT / "rules")
+    configs = [detector.config() for rule in library.rules for detector in rule.detectors]
+    costs = measure(configs, sample([e.code for r in library.rules for e in r.examples]))
+    assert [cost.index for cost in costs] == list(range(len(configs)))
+    assert all(isinstance(cost, Cost) and not cost.over for cost in costs), costs
+    assert max(cost.ratio for cost in costs if cost.ratio is not None) < MAX_COST
