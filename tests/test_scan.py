@@ -121,12 +121,13 @@ def test_unreadable_and_non_utf8_files_are_reported_and_skipped(project: Path) -
     assert code == 1
     data = json.loads(out)
     assert [(p["path"], p["message"]) for p in data["problems"]] == [
-        ("a_latin1.py", "not UTF-8 (byte 8): skipped"),
-        ("b_broken.py", "cannot read: No such file or directory"),
+        ("a_latin1.py", "not UTF-8 at line 1, column 9: skipped"),
     ]
     assert [(h["path"], h["rule"]) for h in data["hits"]] == [("c_guard.py", "R10")]
-    assert data["files_scanned"] == 3
-    assert "a_latin1.py: not UTF-8 (byte 8): skipped" in err
+    assert data["files_scanned"] == 2  # a link in a walked folder is not followed
+    assert "a_latin1.py: not UTF-8 at line 1, column 9: skipped" in err
+    code, _, err = run_cli("scan", "b_broken.py")  # named: read as given, and missing
+    assert code == 2 and "no such file or folder: b_broken.py" in err
 
 
 def test_folders_skip_hidden_and_gitignored_paths(project: Path) -> None:

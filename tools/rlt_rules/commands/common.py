@@ -9,12 +9,12 @@ Exit codes: 0 clean, 1 problems found in the input, 2 usage errors. A command ra
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..addresses import AddressError, project_addresses
-from ..findings.diff import Change, parse_diff
+from ..diffs import Change, parse_diff
 from ..project import DEFAULT_RULES_DIR
+from ..reading import ReadRefused, read_diff
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -58,11 +58,8 @@ def site_url_for(given: str | None, rules_dir: str | Path, version: str) -> str 
 def read_change(argument: str) -> Change:
     """The diff ``--diff`` names (``-``: stdin); :class:`~rlt_rules.findings.diff.DiffError`
     when it is not a unified diff."""
-    if argument == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(argument)
-        if not path.is_file():
-            raise UsageError(f"{argument}: no such file (--diff)")
-        text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        text = read_diff(argument)
+    except ReadRefused as error:
+        raise UsageError(str(error)) from None
     return parse_diff(text)

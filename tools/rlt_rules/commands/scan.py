@@ -15,6 +15,7 @@ from pathlib import Path
 from ..atomic import check_output_file, write_atomic
 from ..model import Library, Status
 from ..project import load_library
+from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
 from ..scan import DiffError, changed_lines, detector_set, scan
 from ..scan.render import FORMATS
 from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
@@ -60,7 +61,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--jobs",
         metavar="N",
         type=int,
-        help="worker processes for many files (default: one per CPU)",
+        help="worker processes for many files (default and at most: one per CPU)",
+    )
+    parser.add_argument(
+        "--max-file-bytes",
+        metavar="N",
+        type=int,
+        default=MAX_FILE_BYTES,
+        help=f"skip (and report) a Python file over N bytes (default: {MAX_FILE_BYTES:,})",
+    )
+    parser.add_argument(
+        "--max-diff-bytes",
+        metavar="N",
+        type=int,
+        default=MAX_DIFF_BYTES,
+        help=f"refuse a diff over N bytes (default: {MAX_DIFF_BYTES:,})",
     )
     add_rules_option(parser)
     parser.set_defaults(handler=run_scan)
@@ -85,13 +100,11 @@ def _selection(library: Library, select: str | None) -> set[str] | None:
     return wanted
 
 
-def _read_diff(name: str) -> str:
-    if name == "-":
-        return sys.stdin.read()
+def _read_diff(name: str, *, limit: int) -> str:
     try:
-        return Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"--diff {name}: cannot read: {error}") from None
+        return read_diff(name, limit=limit)
+    except ReadRefused as error:
+        raise UsageError(f"--diff: {error}") from None
 
 
 def run_scan(args: argparse.Namespace) -> int:
@@ -104,7 +117,7 @@ def run_scan(args: argparse.Namespace) -> int:
     changed = None
     if args.diff is not None:
         try:
-            changed = changed_lines(_read_diff(args.diff))
+            changed = changed_lines(_read_diff(args.diff, limit=args.max_diff_bytes))
         except DiffError as error:
             raise UsageError(f"--diff {args.diff}: {error}") from None
     if not args.paths and changed is None:
@@ -112,12 +125,20 @@ def run_scan(args: argparse.Namespace) -> int:
     paths = [Path(path) for path in args.paths]
     if not paths and changed is not None:
         paths = [Path(path) for path in sorted(changed) if Path(path).is_file()]
+        if changed and not paths:
+            raise UsageError(
+                f"none of the {len(changed)} file(s) the diff changes exists under "
+                f"{Path.cwd()}: run the scan from the repository root the diff's paths are "
+                "relative to"
+            )
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     library = load_library(args.rules)
     detectors = detector_set(library, _selection(library, args.select))
-    result = scan(paths, detectors, changed=changed, jobs=args.jobs)
+    result = scan(
+        paths, detectors, changed=changed, jobs=args.jobs, max_file_bytes=args.max_file_bytes
+    )
     for problem in result.problems:
         print(f"{problem.path}: {problem.message}", file=sys.stderr)
     data = FORMATS[args.format](result, library, args.site_url)

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from ..detect import DetectorSet
 from ..model import Library, Status
+from ..reading import MAX_FILE_BYTES
 from .diff import DiffError, changed_lines
 from .engine import REASONLESS, FileHit, Problem, scan_files
-from .files import python_files, shown_path
+from .files import Walk, shown_path
 
 __all__ = [
     "REASONLESS",
@@ -63,18 +64,27 @@ def scan(
     changed: Mapping[str, frozenset[int]] | None = None,
     cwd: Path | None = None,
     jobs: int | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> ScanResult:
     """Scan the Python files of ``paths``. ``changed`` maps paths relative to ``cwd`` (a
-    diff's paths) to the lines to keep hits on; files it does not name are not scanned."""
+    diff's paths) to the lines to keep hits on; files it does not name are not scanned. A file
+    over ``max_file_bytes``, and what the walk could not read, are problems of the result."""
     base = (cwd or Path.cwd()).absolute()
-    files = list(python_files(paths))
+    walk = Walk()
+    files = list(walk.files(paths))
     by_file: dict[Path, frozenset[int]] | None = None
     if changed is not None:
         by_file = {(base / path).absolute(): lines for path, lines in changed.items()}
         files = [file for file in files if file.absolute() in by_file]
-    results = scan_files(detectors, files, by_file, jobs)
+    results = scan_files(detectors, files, by_file, jobs, limit=max_file_bytes)
     hits: list[FileHit] = []
-    problems: list[Problem] = []
+    problems: list[Problem] = [
+        Problem(
+            shown_path(problem.path, base) + (f":{problem.line}" if problem.line > 1 else ""),
+            problem.message,
+        )
+        for problem in walk.problems
+    ]
     suppressed = 0
     for file, result in zip(files, results, strict=True):
         shown = shown_path(file, base)

@@ -1,40 +1,26 @@
-"""The lines a unified diff adds or changes, per file of the new side (``unidiff`` parses it).
+"""The lines a unified diff adds or changes, per file of the new side, read by the one diff
+reader (:mod:`rlt_rules.diffs`).
 
 A pull request's review wants hints on the code it adds: a line the diff adds (``+``), which
 is also how a changed line appears, counts; context lines and removed lines do not. Paths are
-the new side's, without Git's ``b/`` prefix, relative to the repository root.
+the new side's, without Git's ``b/`` prefix, relative to the repository root; a path leaving
+it, or a broken hunk header, is a :class:`DiffError` at its line.
 """
 
 from __future__ import annotations
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
+from ..diffs import DiffError, FileStatus, parse_diff
 
-
-class DiffError(ValueError):
-    """The text is not a unified diff."""
+__all__ = ["DiffError", "changed_lines"]
 
 
 def changed_lines(text: str) -> dict[str, frozenset[int]]:
     """``{path: 1-based lines added or changed}`` for each file the diff leaves in place."""
-    try:
-        patch = PatchSet.from_string(text)
-    except UnidiffParseError as error:
-        raise DiffError(f"not a unified diff: {error}") from None
-    if not patch and text.strip():
-        raise DiffError("not a unified diff: no file header (--- a/… +++ b/…) found")
+    if not text.strip():
+        return {}
     changed: dict[str, frozenset[int]] = {}
-    for file in patch:
-        if file.is_removed_file:
+    for file in parse_diff(text).files:
+        if file.status is FileStatus.DELETED:
             continue
-        path = file.target_file
-        if path.startswith("b/"):
-            path = path[2:]
-        lines = {
-            line.target_line_no
-            for hunk in file
-            for line in hunk
-            if line.is_added and line.target_line_no is not None
-        }
-        changed[path] = frozenset(lines) | changed.get(path, frozenset())
+        changed[file.path] = file.added_lines | changed.get(file.path, frozenset())
     return changed

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..detect import DetectorSet, Hit
 from ..model import Detector, HintSeverity
+from ..reading import MAX_FILE_BYTES, ReadRefused, read_regular
 from .suppress import suppressions
 
 #: Files per task handed to a worker process; fewer than two chunks stay in this process.
@@ -51,17 +52,24 @@ class FileScan:
     problem: str | None = None
 
 
-def read_source(path: Path) -> tuple[str | None, str | None]:
-    """The file's text, or why it cannot be scanned."""
+def read_source(path: Path, *, limit: int = MAX_FILE_BYTES) -> tuple[str | None, str | None]:
+    """The file's text, or why it cannot be scanned (not a regular file, over ``limit`` bytes,
+    unreadable, not UTF-8). Line endings are read as Python reads them: ``\r\n`` and a lone
+    ``\r`` end a line, as ``\n`` does."""
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        return None, f"cannot read: {error.strerror or error}"
+        raw = read_regular(path, limit=limit, option="--max-file-bytes")
+    except ReadRefused as error:
+        return None, f"{error}: skipped" if "skipped" not in str(error) else str(error)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        return None, f"not UTF-8 (byte {error.start}): skipped"
-    return text.removeprefix("\ufeff"), None
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        return None, f"not UTF-8 at line {line}, column {column}: skipped"
+    text = text.removeprefix("\ufeff")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, None
 
 
 def scan_source(
@@ -112,9 +120,13 @@ def scan_source(
 
 
 def scan_file(
-    detectors: DetectorSet, path: Path, changed: frozenset[int] | None = None
+    detectors: DetectorSet,
+    path: Path,
+    changed: frozenset[int] | None = None,
+    *,
+    limit: int = MAX_FILE_BYTES,
 ) -> FileScan:
-    source, problem = read_source(path)
+    source, problem = read_source(path, limit=limit)
     if source is None:
         return FileScan(problem=problem)
     return scan_source(detectors, source, changed)
@@ -125,14 +137,21 @@ def scan_file(
 _WORKER_DETECTORS: DetectorSet | None = None
 
 
-def _start_worker(entries: tuple[tuple[str, Detector], ...]) -> None:
-    global _WORKER_DETECTORS
+_WORKER_LIMIT = MAX_FILE_BYTES
+
+
+def _start_worker(entries: tuple[tuple[str, Detector], ...], limit: int) -> None:
+    global _WORKER_DETECTORS, _WORKER_LIMIT
     _WORKER_DETECTORS = DetectorSet(entries)
+    _WORKER_LIMIT = limit
 
 
 def _scan_chunk(chunk: list[tuple[str, frozenset[int] | None]]) -> list[FileScan]:
     assert _WORKER_DETECTORS is not None, "worker started without its detectors"
-    return [scan_file(_WORKER_DETECTORS, Path(path), lines) for path, lines in chunk]
+    return [
+        scan_file(_WORKER_DETECTORS, Path(path), lines, limit=_WORKER_LIMIT)
+        for path, lines in chunk
+    ]
 
 
 def scan_files(
@@ -140,15 +159,20 @@ def scan_files(
     files: Sequence[Path],
     changed: Mapping[Path, frozenset[int]] | None = None,
     jobs: int | None = None,
+    *,
+    limit: int = MAX_FILE_BYTES,
 ) -> list[FileScan]:
     """One :class:`FileScan` per file, in order. ``changed`` (absolute path -> lines) keeps only
-    hits on those lines; ``jobs`` caps the worker processes (default: one per CPU). ast-grep-py
+    hits on those lines; ``jobs`` caps the worker processes (default, and at most: one per CPU
+    this process may use); ``limit`` is the largest file read, in bytes. ast-grep-py
     matches a configured rule while holding the GIL, so threads would not share the work."""
     wanted = [changed.get(path.absolute()) if changed is not None else None for path in files]
-    workers = min(jobs if jobs is not None else (os.process_cpu_count() or 1), len(files) // CHUNK)
+    cpus = os.process_cpu_count() or 1
+    workers = min(jobs if jobs is not None else cpus, cpus, len(files) // CHUNK)
     if workers <= 1 or not len(detectors):
         return [
-            scan_file(detectors, path, lines) for path, lines in zip(files, wanted, strict=True)
+            scan_file(detectors, path, lines, limit=limit)
+            for path, lines in zip(files, wanted, strict=True)
         ]
     tasks = [(str(path), lines) for path, lines in zip(files, wanted, strict=True)]
     chunks = [tasks[start : start + CHUNK] for start in range(0, len(tasks), CHUNK)]
@@ -160,6 +184,6 @@ def scan_files(
             "fork" if threading.active_count() == 1 else "forkserver"
         ),
         initializer=_start_worker,
-        initargs=(detectors.detectors(),),
+        initargs=(detectors.detectors(), limit),
     ) as pool:
         return [scan for chunk in pool.map(_scan_chunk, chunks) for scan in chunk]

@@ -6,16 +6,24 @@ excludes: the ``.gitignore`` files inside the walked folder and those of its par
 to the repository root (the nearest folder holding ``.git``), matched with Git's rules by
 ``pathspec`` (deeper files and later lines win; an ignored folder is not entered). A file named
 on the command line is always scanned.
+
+Whatever a repository holds, the walk ends: links are not followed (two links to ``.`` would
+make it grow without end; a link may lead out of the tree or to a device), only regular files
+are yielded, each real file once, and a ``.gitignore`` that is not a regular file, or is too
+large, is not read. What the walk could not read (a folder, a ``.gitignore`` line Git would
+reject) is reported in :attr:`Walk.problems`, by path and line, never silently lost.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+
+from ..reading import MAX_IGNORE_BYTES, ReadRefused, read_regular
 
 #: File name endings ast-grep reads as Python.
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -35,29 +43,6 @@ class _Ignore:
         return self.spec.check_file(relative).include
 
 
-def _load(folder: Path) -> _Ignore | None:
-    path = folder / GITIGNORE
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    return _Ignore(folder, pathspec.GitIgnoreSpec.from_lines(lines))
-
-
-def _ancestor_ignores(folder: Path) -> list[_Ignore]:
-    """The ``.gitignore`` files of ``folder``'s parents up to the repository root, outermost
-    first; none when ``folder`` is not inside a Git repository."""
-    chain: list[Path] = []
-    for parent in folder.parents:
-        chain.append(parent)
-        if (parent / ".git").exists():
-            break
-    else:
-        return []
-    loaded = (_load(parent) for parent in reversed(chain))
-    return [ignore for ignore in loaded if ignore is not None]
-
-
 def _ignored(path: Path, is_dir: bool, ignores: list[_Ignore]) -> bool:
     verdict = False
     for ignore in ignores:
@@ -67,46 +52,130 @@ def _ignored(path: Path, is_dir: bool, ignores: list[_Ignore]) -> bool:
     return verdict
 
 
+@dataclass(frozen=True, slots=True)
+class WalkProblem:
+    """Something the walk could not read: a path, the line at fault (1 when none) and why."""
+
+    path: Path
+    line: int
+    message: str
+
+
+@dataclass
+class Walk:
+    """The Python files of some named paths, walked once each; the problems met on the way.
+
+    The walk owns ``problems``: iterate :meth:`files` to the end, then read them.
+    """
+
+    problems: list[WalkProblem] = field(default_factory=list)
+    _seen: set[tuple[int, int]] = field(default_factory=set)
+
+    def files(self, paths: Iterable[Path]) -> Iterator[Path]:
+        """Each named file, and the Python files of each named folder, each real file once."""
+        for path in paths:
+            if path.is_dir() and not path.is_symlink():
+                found = self._walk_root(path)
+            else:
+                found = iter((path,))  # named: read as given (the reader refuses non-files)
+            for file in found:
+                if self._first_visit(file):
+                    yield file
+
+    def _first_visit(self, file: Path) -> bool:
+        try:
+            status = file.stat()
+        except OSError:
+            return True  # the reader reports it
+        key = (status.st_dev, status.st_ino)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def _walk_root(self, folder: Path) -> Iterator[Path]:
+        folder = folder.absolute()
+        yield from self._walk(folder, self._ancestor_ignores(folder))
+
+    def _load(self, folder: Path) -> _Ignore | None:
+        path = folder / GITIGNORE
+        try:
+            raw = read_regular(path, limit=MAX_IGNORE_BYTES)
+        except ReadRefused as error:
+            if path.exists() or path.is_symlink():
+                self.problems.append(WalkProblem(path, 1, f"{error}; its patterns are not applied"))
+            return None
+        lines = raw.decode("utf-8", errors="replace").splitlines()
+        good: list[str] = []
+        for number, line in enumerate(lines, 1):
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except ValueError as error:  # pathspec's GitIgnorePatternError
+                self.problems.append(
+                    WalkProblem(path, number, f"not a pattern Git reads ({error}): line ignored")
+                )
+                continue
+            good.append(line)
+        return _Ignore(folder, pathspec.GitIgnoreSpec.from_lines(good))
+
+    def _ancestor_ignores(self, folder: Path) -> list[_Ignore]:
+        """The ``.gitignore`` files of ``folder``'s parents up to the repository root,
+        outermost first; none when ``folder`` is not inside a Git repository."""
+        chain: list[Path] = []
+        for parent in folder.parents:
+            chain.append(parent)
+            if (parent / ".git").exists():
+                break
+        else:
+            return []
+        loaded = (
+            self._load(parent)
+            for parent in reversed(chain)
+            if (parent / GITIGNORE).exists() or (parent / GITIGNORE).is_symlink()
+        )
+        return [ignore for ignore in loaded if ignore is not None]
+
+    def _walk(self, folder: Path, ignores: list[_Ignore]) -> Iterator[Path]:
+        ignore_file = folder / GITIGNORE
+        if ignore_file.exists() or ignore_file.is_symlink():
+            own = self._load(folder)
+            if own is not None:
+                ignores = [*ignores, own]
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            self.problems.append(
+                WalkProblem(folder, 1, f"cannot read folder: {error.strerror or error}: skipped")
+            )
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            try:
+                if entry.is_symlink():
+                    continue  # not followed: out of the tree, to a device, or round in a loop
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)
+            except OSError:
+                continue
+            if _ignored(path, is_dir, ignores):
+                continue
+            if is_dir:
+                yield from self._walk(path, ignores)
+            elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
+                yield path
+
+
 def walk(folder: Path) -> Iterator[Path]:
     """The Python files under ``folder`` that Git would not ignore, in sorted order."""
-    folder = folder.absolute()
-    yield from _walk(folder, _ancestor_ignores(folder))
-
-
-def _walk(folder: Path, ignores: list[_Ignore]) -> Iterator[Path]:
-    own = _load(folder) if (folder / GITIGNORE).is_file() else None
-    if own is not None:
-        ignores = [*ignores, own]
-    try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        path = Path(entry.path)
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            continue
-        if _ignored(path, is_dir, ignores):
-            continue
-        if is_dir:
-            yield from _walk(path, ignores)
-        elif entry.name.endswith(PYTHON_SUFFIXES):
-            yield path
+    yield from Walk().files([folder])
 
 
 def python_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Each named file, and the Python files of each named folder, once each."""
-    seen: set[Path] = set()
-    for path in paths:
-        found = walk(path) if path.is_dir() else iter((path,))
-        for file in found:
-            key = file.absolute()
-            if key not in seen:
-                seen.add(key)
-                yield file
+    """Each named file, and the Python files of each named folder, once each (problems met on
+    the way are dropped: use :class:`Walk` to see them)."""
+    yield from Walk().files(paths)
 
 
 def shown_path(path: Path, cwd: Path) -> str:

@@ -13,8 +13,10 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+#: Linear on any comment: the reason is everything after the brackets, stripped afterwards (a
+#: lazy ``.*?`` before ``\s*$`` would retry every run of spaces: quadratic on a long one).
 _SUPPRESSION = re.compile(
-    r"^#\s*rlt:\s*ignore\[(?P<ids>R\d{2,}(?:\s*,\s*R\d{2,})*)\]\s*(?P<reason>.*?)\s*$"
+    r"#[ \t]*rlt:[ \t]*ignore\[(?P<ids>R[0-9]{2,}(?:[ \t]*,[ \t]*R[0-9]{2,})*)\](?P<reason>.*)"
 )
 #: What a file must contain for any suppression to be in it (the fast path skips the rest).
 MARK = "rlt:"
@@ -42,10 +44,12 @@ def suppressions(source: str) -> dict[int, list[Suppression]]:
     for token in tokens:
         if token.type != tokenize.COMMENT or MARK not in token.string:
             continue
-        match = _SUPPRESSION.match(token.string)
+        match = _SUPPRESSION.fullmatch(token.string)
         if match is None:
             continue
         ids = tuple(part.strip() for part in match["ids"].split(","))
         line, column = token.start
-        found.setdefault(line, []).append(Suppression(line, column + 1, ids, match["reason"]))
+        found.setdefault(line, []).append(
+            Suppression(line, column + 1, ids, match["reason"].strip())
+        )
     return found

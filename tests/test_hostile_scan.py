@@ -1,0 +1,182 @@
+"""Whatever a repository or a diff holds, ``scan`` ends, in bounded time and memory, and stays
+inside the tree: FIFOs, devices, link loops, huge files and diffs, quadratic comments, paths
+that leave the repository and hunk headers that are not ones.
+
+Each case runs the real command in a child process with a wall-clock timeout and an address
+space limit (``RLIMIT_AS``): a hang or an unbounded read fails the test instead of the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ROOT / "rules"
+BIN = Path(sys.executable).parent
+#: Every case finishes within this, and within MEMORY bytes of address space.
+SECONDS = 60
+MEMORY = 3 * 1024**3
+
+GUARD = (
+    'class Engine:\n    def abort(self, rid):\n        if hasattr(self, "preemption"):\n'
+    "            pass\n"
+)
+
+
+def _bounded() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def scan(cwd: Path, *argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [str(BIN / "rlt-rules"), "scan", *argv, "--rules", str(RULES)],
+        cwd=cwd,
+        input=stdin.decode() if stdin is not None else None,
+        capture_output=True,
+        text=True,
+        timeout=SECONDS,
+        preexec_fn=_bounded,
+        check=False,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "engine.py").write_text(GUARD, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_fifo_named_like_python_is_not_read(repo: Path) -> None:
+    os.mkfifo(repo / "src" / "pipe.py")
+    result = scan(repo, "src", "--format", "json")
+    assert result.returncode == 1 and '"files_scanned": 1' in result.stdout
+    named = scan(repo, "src/pipe.py")
+    assert named.returncode == 1 and "not a regular file (a FIFO)" in named.stderr
+
+
+def test_a_fifo_gitignore_in_a_parent_is_reported_not_read(repo: Path) -> None:
+    os.mkfifo(repo / ".gitignore")
+    result = scan(repo, "src")
+    assert ".gitignore: not a regular file (a FIFO)" in result.stderr
+    assert "src/engine.py:3:" in result.stdout
+
+
+def test_links_to_a_device_and_link_loops_are_not_followed(repo: Path) -> None:
+    (repo / "src" / "zero.py").symlink_to("/dev/zero")
+    (repo / "src" / "here").symlink_to(".")
+    (repo / "src" / "again").symlink_to(".")
+    result = scan(repo, "src", "--format", "json")
+    assert result.returncode == 1 and '"files_scanned": 1' in result.stdout
+    named = scan(repo, "src/zero.py")
+    assert "not a regular file (a device or socket)" in named.stderr
+
+
+def test_a_huge_file_is_skipped_naming_the_limit_and_the_option(repo: Path) -> None:
+    huge = repo / "src" / "generated.py"
+    with huge.open("w", encoding="utf-8") as handle:
+        line = "x = [" + "1, " * 30 + "]\n"
+        for _ in range((50 * 1024 * 1024) // len(line)):
+            handle.write(line)
+    result = scan(repo, "src")
+    assert result.returncode == 1
+    assert "generated.py: over the 4,194,304-byte limit: not read (--max-file-bytes raises it)" in (
+        result.stderr
+    )
+    assert "src/engine.py:3:" in result.stdout
+
+
+def test_a_long_suppression_comment_is_read_in_linear_time(repo: Path) -> None:
+    code = GUARD.replace(
+        'if hasattr(self, "preemption"):',
+        'if hasattr(self, "preemption"):  # rlt: ignore[R10]' + " " * 200_000 + "x",
+    )
+    (repo / "src" / "engine.py").write_text(code, encoding="utf-8")
+    result = scan(repo, "src", "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"suppressed": 1' in result.stdout
+
+
+def test_a_diff_from_a_device_or_an_endless_fifo_is_refused(repo: Path) -> None:
+    zero = scan(repo, "--diff", "/dev/zero")
+    assert zero.returncode == 2 and "not a regular file (a device or socket)" in zero.stderr
+    fifo = repo / "change.diff"
+    os.mkfifo(fifo)
+
+    def endless() -> None:
+        try:
+            with fifo.open("wb") as writer:
+                while True:
+                    writer.write(b"+" * 65536)
+        except (BrokenPipeError, OSError):
+            return
+
+    writer = threading.Thread(target=endless, daemon=True)
+    writer.start()
+    result = scan(repo, "--diff", str(fifo))
+    assert result.returncode == 2 and "over the 33,554,432-byte limit" in result.stderr
+    assert "--max-diff-bytes raises it" in result.stderr
+
+
+def test_a_huge_diff_is_refused_before_it_is_parsed(repo: Path) -> None:
+    big = repo / "big.diff"
+    with big.open("w", encoding="utf-8") as handle:
+        handle.write("--- a/src/engine.py\n+++ b/src/engine.py\n@@ -1,1 +1,2000000 @@\n")
+        for _ in range(2_000_000):
+            handle.write("+" + "x" * 50 + "\n")
+    result = scan(repo, "--diff", str(big))
+    assert result.returncode == 2 and "over the 33,554,432-byte limit" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("header", "line", "message"),
+    [
+        ("+++ b/../../../etc/passwd", 2, "leaves the repository"),
+        ("+++ /etc/passwd", 2, "leaves the repository"),
+    ],
+)
+def test_a_diff_path_outside_the_root_is_an_error_at_its_line(
+    repo: Path, header: str, line: int, message: str
+) -> None:
+    diff = f"--- a/src/engine.py\n{header}\n@@ -1,1 +1,2 @@\n x\n+y\n"
+    result = scan(repo, "--diff", "-", "--format", "json", stdin=diff.encode())
+    assert result.returncode == 2 and f"line {line}: " in result.stderr and message in result.stderr
+    assert "passwd" not in result.stdout
+
+
+def test_a_hunk_header_that_is_not_one_is_an_error_at_its_line(repo: Path) -> None:
+    diff = "--- a/src/engine.py\n+++ b/src/engine.py\n@@ -a,b +c,d @@\n+y\n"
+    result = scan(repo, "--diff", "-", stdin=diff.encode())
+    assert result.returncode == 2 and "line 3: hunk header" in result.stderr
+
+
+def test_a_diff_whose_files_are_all_missing_is_an_error_not_a_pass(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    diff = "--- a/src/engine.py\n+++ b/src/engine.py\n@@ -1,1 +1,2 @@\n x\n+y\n"
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    result = scan(elsewhere, "--diff", "-", stdin=diff.encode())
+    assert result.returncode == 2 and "run the scan from the repository root" in result.stderr
+
+
+def test_a_bad_gitignore_line_is_reported_at_its_line(repo: Path) -> None:
+    (repo / ".gitignore").write_text("build/\n!\n", encoding="utf-8")
+    result = scan(repo, "src")
+    assert ".gitignore:2: not a pattern Git reads" in result.stderr
+    assert "src/engine.py:3:" in result.stdout
+
+
+def test_cr_only_line_endings_are_read_as_python_reads_them(repo: Path) -> None:
+    (repo / "src" / "engine.py").write_bytes(GUARD.replace("\n", "\r").encode())
+    result = scan(repo, "src")
+    assert result.returncode == 1 and "src/engine.py:3:" in result.stdout

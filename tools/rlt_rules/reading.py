@@ -1,0 +1,96 @@
+"""Read input that anyone can write (scanned code, a diff, a ``.gitignore``) in bounded time and
+memory: only regular files (a FIFO or a device is refused before it can block or stream), and
+never more than a stated number of bytes, each refusal a :class:`ReadRefused` naming the file,
+the limit and the option that raises it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+#: A scanned Python file may hold this many bytes (SGLang's largest is under 1 MiB); a larger
+#: one is skipped and reported. ``scan --max-file-bytes`` raises it.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: A diff may hold this many bytes (a 30-file, +1,907-line change is about 100 KB).
+#: ``--max-diff-bytes`` raises it.
+MAX_DIFF_BYTES = 32 * 1024 * 1024
+#: A ``.gitignore`` larger than this is not a real one and is not read.
+MAX_IGNORE_BYTES = 1024 * 1024
+
+
+class ReadRefused(OSError):
+    """A file not read: not a regular file, too large, or unreadable; ``str()`` says why and
+    what to do."""
+
+
+def read_regular(path: Path, *, limit: int, option: str | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    The file is opened without blocking (a FIFO never holds the scan) and checked on the open
+    descriptor (a link swapped for a device in between is still caught); more than ``limit``
+    bytes is a :class:`ReadRefused` naming ``option``, the option that raises the limit.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise ReadRefused(f"cannot read: {error.strerror or error}") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+            raise ReadRefused(f"not a regular file ({kind}): not read")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ReadRefused(_too_large(limit, option))
+    return data
+
+
+def read_stream(stream, *, limit: int, option: str | None = None) -> bytes:
+    """At most ``limit`` bytes of a binary stream (standard input)."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise ReadRefused(_too_large(limit, option))
+    return data
+
+
+def read_diff(argument: str, *, limit: int = MAX_DIFF_BYTES) -> str:
+    """The diff ``--diff ARGUMENT`` names (``-``: standard input), as text; undecodable bytes
+    replaced. A FIFO named by path (``<(git diff)``) is read like standard input, bounded."""
+    option = "--max-diff-bytes"
+    if argument == "-":
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:  # replaced by a text stream (an embedding program, a test)
+            text = sys.stdin.read(limit + 1)
+            if len(text.encode("utf-8")) > limit:
+                raise ReadRefused(f"standard input: {_too_large(limit, option)}")
+            return text
+        try:
+            data = read_stream(stdin, limit=limit, option=option)
+        except ReadRefused as error:
+            raise ReadRefused(f"standard input: {error}") from None
+        return data.decode("utf-8", errors="replace")
+    path = Path(argument)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        raise ReadRefused(f"{argument}: no such file (--diff)") from None
+    if stat.S_ISFIFO(mode):
+        with path.open("rb") as stream:
+            try:
+                data = read_stream(stream, limit=limit, option=option)
+            except ReadRefused as error:
+                raise ReadRefused(f"{argument}: {error}") from None
+    else:
+        try:
+            data = read_regular(path, limit=limit, option=option)
+        except ReadRefused as error:
+            raise ReadRefused(f"{argument}: {error}") from None
+    return data.decode("utf-8", errors="replace")
+
+
+def _too_large(limit: int, option: str | None) -> str:
+    raises = f" ({option} raises it)" if option else ""
+    return f"over the {limit:,}-byte limit: not read{raises}"
