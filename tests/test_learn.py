@@ -230,6 +230,22 @@ def test_learn_section_is_in_the_nav_in_library_order(built_site: BuiltSite) -> 
     assert f'href="learn/practice/{library.categories[0].id}/"' not in nav
 
 
+def test_engine_page_is_linked_from_the_overview_and_names_every_owner(
+    built_site: BuiltSite,
+) -> None:
+    overview = read(built_site, "learn/index.html")
+    assert 'href="engine/"' in overview
+    engine = read(built_site, "learn/engine/index.html")
+    for component in (
+        "SchedulePolicy",
+        "Scheduler",
+        "KVManager",
+        "PreemptionManager",
+        "ModelRunner",
+    ):
+        assert f"<code>{component}</code>" in engine, component
+
+
 def test_home_page_reading_path_points_to_learn(built_site: BuiltSite) -> None:
     home = read(built_site, "index.html")
     path = home[home.index('id="reading-path-for-a-new-team-member"') :]
