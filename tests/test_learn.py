@@ -50,7 +50,8 @@ def test_every_pair_yields_exactly_one_item(library) -> None:
     items = practice_items(library)
     expected = Counter((rule.id, pair.name) for rule in library.rules for pair in pairs_of(rule))
     assert Counter((item.rule.id, item.pair.name) for item in items) == expected
-    assert len(items) == sum(expected.values()) == 27
+    assert len(items) == sum(expected.values())
+    assert len(items) >= 17  # at least one pair per rule
     assert len({item.key for item in items}) == len(items)
     # Every rule of the real library is active, so every pair is practised.
     assert all(rule.status is Status.ACTIVE for rule in library.rules)
@@ -167,7 +168,7 @@ def test_choices_in_a_small_library_and_a_large_one(library) -> None:
     started = time.perf_counter()
     items = practice_items(large)
     elapsed = time.perf_counter() - started
-    assert len(items) == 200 * 27
+    assert len(items) == 200 * len(practice_items(library))
     for item in items:
         assert len(set(item.choices)) == CHOICES and item.rule.id in item.choices
         assert any(
@@ -227,6 +228,22 @@ def test_learn_section_is_in_the_nav_in_library_order(built_site: BuiltSite) -> 
         assert f"{number}. {category.title}" in nav
     # Category practice pages are linked from their lessons, not listed.
     assert f'href="learn/practice/{library.categories[0].id}/"' not in nav
+
+
+def test_engine_page_is_linked_from_the_overview_and_names_every_owner(
+    built_site: BuiltSite,
+) -> None:
+    overview = read(built_site, "learn/index.html")
+    assert 'href="engine/"' in overview
+    engine = read(built_site, "learn/engine/index.html")
+    for component in (
+        "SchedulePolicy",
+        "Scheduler",
+        "KVManager",
+        "PreemptionManager",
+        "ModelRunner",
+    ):
+        assert f"<code>{component}</code>" in engine, component
 
 
 def test_home_page_reading_path_points_to_learn(built_site: BuiltSite) -> None:

@@ -40,6 +40,8 @@ from .markup import (
 from .practice import PracticeItem, items_json, practice_items, taught_rules
 
 LEARN_URI = "learn/index.md"
+#: The hand-written page (site/learn/engine.md) naming the components every example uses.
+ENGINE_URI = "learn/engine.md"
 #: Every item of the library, shuffled: the last step of the path.
 PRACTICE_URI = "learn/practice/index.md"
 #: The nav title of :data:`PRACTICE_URI`.
@@ -193,6 +195,10 @@ def overview_page(library: Library, by_category: dict[str, tuple[PracticeItem, .
         "without markers or explanation, and asks which rule each one breaks.",
         "",
         "Each lesson stands on its own; read them in order the first time.",
+        "",
+        f"Every example is a piece of one serving engine: [The engine in the examples]"
+        f"({link(here, ENGINE_URI)}) names its components, the state each one owns and the "
+        "operations it offers.",
         "",
     ]
     taught = taught_rules(library)
