@@ -50,7 +50,8 @@ def test_every_pair_yields_exactly_one_item(library) -> None:
     items = practice_items(library)
     expected = Counter((rule.id, pair.name) for rule in library.rules for pair in pairs_of(rule))
     assert Counter((item.rule.id, item.pair.name) for item in items) == expected
-    assert len(items) == sum(expected.values()) == 27
+    # At least the 27 pairs of 1.0.0; pairs are added, never removed.
+    assert len(items) == sum(expected.values()) >= 27
     assert len({item.key for item in items}) == len(items)
     # Every rule of the real library is active, so every pair is practised.
     assert all(rule.status is Status.ACTIVE for rule in library.rules)
@@ -167,7 +168,7 @@ def test_choices_in_a_small_library_and_a_large_one(library) -> None:
     started = time.perf_counter()
     items = practice_items(large)
     elapsed = time.perf_counter() - started
-    assert len(items) == 200 * 27
+    assert len(items) == 200 * sum(len(pairs_of(rule)) for rule in library.rules)
     for item in items:
         assert len(set(item.choices)) == CHOICES and item.rule.id in item.choices
         assert any(
