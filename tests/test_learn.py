@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import time
 from collections import Counter
 
 import pytest
@@ -50,8 +49,8 @@ def test_every_pair_yields_exactly_one_item(library) -> None:
     items = practice_items(library)
     expected = Counter((rule.id, pair.name) for rule in library.rules for pair in pairs_of(rule))
     assert Counter((item.rule.id, item.pair.name) for item in items) == expected
-    assert len(items) == sum(expected.values())
-    assert len(items) >= 17  # at least one pair per rule
+    # At least the 27 pairs of 1.0.0; pairs are added, never removed.
+    assert len(items) == sum(expected.values()) >= 27
     assert len({item.key for item in items}) == len(items)
     # Every rule of the real library is active, so every pair is practised.
     assert all(rule.status is Status.ACTIVE for rule in library.rules)
@@ -155,7 +154,7 @@ def test_choices_offer_the_rule_and_three_others_one_of_its_category(library) ->
 
 
 def test_choices_in_a_small_library_and_a_large_one(library) -> None:
-    """Fewer than four taught rules: every one of them; 3,400 rules: still four, quickly."""
+    """Fewer than four taught rules: every one of them; 3,400 rules: still four (its speed is the benchmarks' business)."""
     small = load_library(ROOT / "tests" / "fixtures" / "hostile" / "rules")
     for item in practice_items(small):
         assert sorted(item.choices) == sorted(rule.id for rule in taught_rules(small))
@@ -165,16 +164,13 @@ def test_choices_in_a_small_library_and_a_large_one(library) -> None:
         for rule in library.rules
     ]
     large = dataclasses.replace(library, rules=tuple(copies))
-    started = time.perf_counter()
     items = practice_items(large)
-    elapsed = time.perf_counter() - started
-    assert len(items) == 200 * len(practice_items(library))
+    assert len(items) == 200 * sum(len(pairs_of(rule)) for rule in library.rules)
     for item in items:
         assert len(set(item.choices)) == CHOICES and item.rule.id in item.choices
         assert any(
             large.rule(c).category == item.rule.category for c in item.choices if c != item.rule.id
         )
-    assert elapsed < 5, elapsed  # linear: about 0.3 s here
 
 
 def test_explanation_segments_keep_code_spans_apart() -> None:
