@@ -427,6 +427,143 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert code == 2 and "--repo" in err
 
 
+# --- one run reports every problem; YAML errors say what to do ------------------------------
+
+#: Schema problems (a missing trigger, a bad severity) beside every other kind: a line past the
+#: end of the file, an unknown rule, a path the change does not touch, a patch that does not
+#: apply. Each is at its own position in the answer.
+EVERY_PROBLEM = """\
+library_version: 1.2.0
+findings:
+  - rule: R05
+    severity: critical
+    location:
+      path: src/app.py
+      start_line: 9
+      end_line: 40
+    impact: Callers guess.
+    correction: Return a named outcome.
+  - rule: R42
+    location:
+      path: src/other.py
+      start_line: 1
+      end_line: 1
+    trigger: A thing.
+    impact: Another.
+    correction: A third.
+    suggested_patch: |
+      --- a/src/other.py
+      +++ b/src/other.py
+      @@ -1 +1 @@
+      -x
+      +y
+"""
+
+CHANGE = """\
+diff --git a/src/app.py b/src/app.py
+--- a/src/app.py
++++ b/src/app.py
+@@ -8,3 +8,3 @@
+ def mean(values):
+     if not values:
+-        return 0
++        return None
+"""
+
+
+def test_check_reports_schema_and_every_other_problem_in_one_run(tmp_path, fixture_library):
+    answer = tmp_path / "answer.yaml"
+    answer.write_text(EVERY_PROBLEM, encoding="utf-8")
+    diff = tmp_path / "change.diff"
+    diff.write_text(CHANGE, encoding="utf-8")
+    code, out, err = run_cli(
+        "findings", "check", str(answer), "--rules", str(FIXTURE_LIBRARY),
+        "--repo", str(FIXTURE_REPO), "--diff", str(diff),
+    )  # fmt: skip
+    assert (code, out) == (1, "")
+    shown = str(answer)
+    assert err.splitlines() == [
+        f"{shown}:3:5: missing required field 'trigger' in findings[0]",
+        f"{shown}:4:15: findings[0].severity must be one of: error, warning, note; got 'critical'",
+        f"{shown}:8:17: findings[0].location.end_line 40 is beyond the end of src/app.py "
+        "(11 lines)",
+        f"{shown}:11:11: unknown rule 'R42': library 1.2.0 has rules R01, R02, R05",
+        f"{shown}:13:13: findings[1].location.path 'src/other.py' does not exist in the repository",
+        f"{shown}:13:13: findings[1].location.path 'src/other.py' is not in the change under "
+        "review, which changes 'src/app.py'",
+        "6 error(s), 0 warning(s)",
+    ]
+
+
+def test_a_part_the_schema_rejects_is_not_checked_again(tmp_path, fixture_library):
+    """A rule id that breaks the pattern is one problem, not also an unknown rule; a location
+    whose line is a string gets its type error, not a range error."""
+    answer = tmp_path / "answer.yaml"
+    answer.write_text(
+        "library_version: 1.2.0\nfindings:\n  - rule: r5\n    location:\n"
+        "      path: src/app.py\n      start_line: '1'\n      end_line: 99\n"
+        "    trigger: t\n    impact: i\n    correction: c\n",
+        encoding="utf-8",
+    )
+    result = check_review(answer, fixture_library, FIXTURE_REPO, "answer.yaml")
+    assert [str(d) for d in result.diagnostics] == [
+        "answer.yaml:3:11: findings[0].rule 'r5' is not valid: the id of the rule the code "
+        "breaks, an R and its number (e.g. R03)",
+        "answer.yaml:6:19: findings[0].location.start_line must be an integer, got '1'",
+    ]
+
+
+YAML_HINTS = [
+    (
+        "```yaml\nlibrary_version: 1.2.0\nfindings: []\n```\n",
+        "remove",
+        "the answer is wrapped in a Markdown code fence (```): give the YAML alone, without "
+        "the fence lines",
+    ),
+    (
+        "library_version: 1.2.0\nfindings:\n  - rule: R05\n    location: {path: src/app.py, "
+        "start_line: 1, end_line: 1}\n    trigger: `total()` loops\n    impact: i\n"
+        "    correction: c\n",
+        "quote",
+        'a plain YAML value cannot start with a backtick: quote the value ("`x` is ...") or '
+        "write it as a block (`trigger: |-` and the text on the next lines, indented)",
+    ),
+    (
+        "library_version: 1.2.0\nfindings:\n  - rule: R05\n    location: {path: src/app.py, "
+        "start_line: 1, end_line: 1}\n    trigger: t\n    impact: callers see: None\n"
+        "    correction: c\n",
+        "colon",
+        "a plain YAML value cannot hold ': ': quote the value or write it as a block "
+        "(`trigger: |-` and the text on the next lines, indented)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "name", "hint"), YAML_HINTS, ids=[n for _, n, _ in YAML_HINTS])
+def test_yaml_errors_say_what_to_do(tmp_path, fixture_library, text, name, hint):
+    answer = tmp_path / f"{name}.yaml"
+    answer.write_text(text, encoding="utf-8")
+    result = check_review(answer, fixture_library, None, "answer.yaml")
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.message.startswith("YAML syntax error: ")
+    assert diagnostic.message.endswith(f"; {hint}")
+    # The fix the hint names makes the answer load.
+    fixed = {
+        "remove": "library_version: 1.2.0\nfindings: []\n",
+        "quote": text.replace("trigger: `total()` loops", 'trigger: "`total()` loops"'),
+        "colon": text.replace("impact: callers see: None", "impact: |-\n      callers see: None"),
+    }[name]
+    answer.write_text(fixed, encoding="utf-8")
+    assert check_review(answer, fixture_library, None, "answer.yaml").review is not None
+
+
+def test_other_yaml_errors_get_no_hint(tmp_path, fixture_library):
+    answer = tmp_path / "answer.yaml"
+    answer.write_text("library_version: [1.2.0\n", encoding="utf-8")
+    (diagnostic,) = check_review(answer, fixture_library, None, "a.yaml").diagnostics
+    assert diagnostic.message.startswith("YAML syntax error: ") and ";" not in diagnostic.message
+
+
 # --- SARIF -------------------------------------------------------------------------------
 
 
