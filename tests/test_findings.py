@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,10 +17,11 @@ import jsonschema
 import markdown as python_markdown
 import pytest
 import yaml
+from markdown_it import MarkdownIt
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.export.inert import md_text
+from rlt_rules.export.inert import md_prose
 from rlt_rules.findings import (
     FindingsError,
     Review,
@@ -699,24 +702,39 @@ def test_sarif_cli_writes_atomically_and_not_on_error(tmp_path, monkeypatch):
 # --- Markdown ----------------------------------------------------------------------------
 
 
-def test_markdown_groups_by_file_and_links_each_rule(library, sample):
+def test_markdown_keeps_the_authors_order_and_links_each_rule(library, sample):
     text = render_markdown(sample, library, SITE)
     assert text.startswith("## Review: 6 findings in 1 file\n")
-    assert text.count("### `samples/review/scheduler.py`") == 1
+    assert "\n\nRules cited from Rlt Refactor 1.0.0.\n\n" in text
     for finding in sample.findings:
-        title = md_text(library.rule(finding.rule).title)
+        title = library.rule(finding.rule).title
         assert f"[{finding.rule} — {title}]({SITE}rules/{finding.rule}/)" in text
-    # Within a file, findings are in line order, each with its location.
-    headings = [line for line in text.splitlines() if line.startswith("#### ")]
-    assert [h.split(":")[0] for h in headings] == [
-        "#### Lines 57–62",
-        "#### Line 66, column 9",
-        "#### Line 93, column 22",
-        "#### Lines 96–97, column 12",
-        "#### Line 97, column 13",
-        "#### Lines 99–103",
+    # One heading per finding, with its file, lines and column, in the review's order.
+    reordered = Review(sample.library_version, sample.findings[::-1])
+    reversed_text = render_markdown(reordered, library, SITE)
+    for rendered, findings in ((text, sample.findings), (reversed_text, reordered.findings)):
+        headings = [line for line in rendered.splitlines() if line.startswith("### ")]
+        assert [h.split(": [")[1].split(" ")[0] for h in headings] == [f.rule for f in findings]
+    headings = [line.split(": [")[0] for line in text.splitlines() if line.startswith("### ")]
+    assert headings == [
+        "### `samples/review/scheduler.py`, lines 57–62",
+        "### `samples/review/scheduler.py`, line 66, column 9",
+        "### `samples/review/scheduler.py`, lines 96–97, column 12",
+        "### `samples/review/scheduler.py`, line 97, column 13",
+        "### `samples/review/scheduler.py`, line 93, column 22",  # the author's order, not lines
+        "### `samples/review/scheduler.py`, lines 99–103",
     ]
     assert text.count("```diff\n--- a/samples/review/scheduler.py\n") == 2
+
+
+def test_markdown_reads_as_written(library, sample):
+    """Plain sentences keep their quotes, apostrophes, dots, dashes and parentheses: no
+    ``&quot;``, ``&#x27;``, ``\\-``, ``\\.`` or ``\\(`` in the raw comment."""
+    text = render_markdown(sample, library, SITE)
+    for noise in ("&quot;", "&#x27;", "\\-", "\\.", "\\(", "\\)"):
+        assert noise not in text, noise
+    finding = sample.findings[0]
+    assert f"**Impact:** {' '.join(finding.impact.split())}" in text
 
 
 def test_markdown_cli_prints_the_comment(library, sample):
@@ -748,12 +766,90 @@ def test_markdown_escapes_plain_text_and_keeps_code_spans(fixture_library):
 
 
 def test_plain_text_and_code_span_helpers():
-    assert plain_text("use ``a`b`` not `x` <y>") == "use ``a`b`` not `x` &lt;y&gt;"
+    assert plain_text("use ``a`b`` not `x` <y>") == "use ``a`b`` not `x` &lt;y>"
     assert plain_text("an unmatched ` tick") == "an unmatched \\` tick"
     assert plain_text("one\ntwo\n\n1. three") == "one two\n\n1\\. three"
-    assert plain_text("- a & <b>") == "\\- a &amp; &lt;b&gt;"
+    assert plain_text("- a & <b>") == "\\- a & &lt;b>"
+    assert plain_text('It\'s "low" (2 blocks) - 3.5 ms.') == 'It\'s "low" (2 blocks) - 3.5 ms.'
+    assert plain_text("`x` 1. y") == "`x` 1. y"  # not at a line start: no list to open
     assert code_span("a`b") == "``a`b``"
     assert code_span("`x") == "`` `x ``"
+
+
+#: Plain text that would render as something else if written as is: HTML, entities, emphasis,
+#: links and images, block starts (a heading, a quote, lists, a fence, the site's admonitions,
+#: details and tabs), strikethrough, attr_list braces, backslash escapes.
+HOSTILE_PROSE = [
+    "<script>alert(1)</script> <img src=x onerror=alert(1)> <!-- c --> <http://x.test>",
+    "&lt; &amp; &#60; &#x3c; &copy; & plain & and AT&T;",
+    "*em* **strong** _em_ __strong__ snake_case_name _leading trailing_ a * b",
+    "[link](javascript:alert(1)) ![img](http://x.test/a.png) [ref][r] [r]: http://x.test",
+    "# heading",
+    "> quote",
+    "- item",
+    "+ item",
+    "* item",
+    "1. one",
+    "2) two",
+    "```python",
+    "~~~",
+    "!!! note",
+    "??? note",
+    '=== "Tab"',
+    "---",
+    "~~strike~~ ~single~",
+    "{: onclick=alert(1) } {#id .class}",
+    "\\*not em\\* back\\slash C:\\path\\",
+    "a | table | row",
+    'It\'s "quoted" (with parens) - dashes. Dots... 3.5 ms, 1.2.0!',
+]
+
+
+def _markdown_it_text(html_text: str) -> str:
+    return html.unescape(re.sub(r"</?p>\n?", "", html_text)).strip("\n")
+
+
+@pytest.mark.parametrize("text", HOSTILE_PROSE)
+def test_prose_renders_as_written_and_inert_in_every_renderer(text):
+    """markdown-it-py (CommonMark; GFM's strikethrough, tables and autolinks) and
+    Python-Markdown with the site's extensions render :func:`md_prose` as exactly ``text``,
+    one paragraph with no element in it."""
+    prose = md_prose(text, at_line_start=True)
+    renderers = {
+        "commonmark": MarkdownIt("commonmark"),
+        "gfm-like": MarkdownIt("gfm-like") if _linkify_available() else None,
+        "commonmark+gfm": MarkdownIt("commonmark").enable(["strikethrough", "table"]),
+    }
+    for name, renderer in renderers.items():
+        if renderer is None:
+            continue
+        rendered = renderer.render(prose)
+        inner = re.sub(r"^<p>|</p>\n$", "", rendered)
+        assert "<" not in inner.replace("&lt;", ""), (name, rendered)
+        assert _markdown_it_text(rendered) == text, (name, rendered)
+    site = python_markdown.markdown(
+        prose,
+        extensions=[
+            "admonition",
+            "attr_list",
+            "md_in_html",
+            "tables",
+            "pymdownx.details",
+            "pymdownx.superfences",
+            "pymdownx.tabbed",
+        ],
+    )
+    inner = re.sub(r"^<p>|</p>$", "", site)
+    assert "<" not in inner.replace("&lt;", ""), site
+    assert html.unescape(inner) == text, site
+
+
+def _linkify_available() -> bool:
+    try:
+        import linkify_it  # noqa: F401  (gfm-like needs the optional linkify-it-py)
+    except ImportError:
+        return False
+    return True
 
 
 # --- patches -----------------------------------------------------------------------------
