@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from .. import export
+from ..addresses import placeholder_host
 from ..atomic import write_atomic, write_files_atomic
 from ..export import reviewers
 from ..export.text import FENCE, rule_heading
@@ -102,6 +103,14 @@ def run_export(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(f"--apply-to: {error}") from None
     site_url = site_url_for(args.site_url, args.rules, library.version)
+    host = placeholder_host(site_url)
+    if args.format == "reviewers" and host is not None:
+        print(
+            f"rlt-rules export: warning: the site address {site_url} is a placeholder "
+            f"({host} never resolves), so every rule link in these files is dead: set site_url "
+            "in mkdocs.yml, or pass --site-url",
+            file=sys.stderr,
+        )
     files = export.render(args.format, library, site_url, **options)
     if args.output is None:
         first = next(iter(files.values()))
