@@ -252,25 +252,12 @@ def run_show(args: argparse.Namespace) -> int:
 # --- list --------------------------------------------------------------------------------
 
 
-def select_rules(
-    library: Library, category: str | None, tag: str | None, status: str | None
-) -> tuple[Rule, ...]:
-    """The rules matching every given filter, in id order."""
-    return tuple(
-        rule
-        for rule in library.rules
-        if (category is None or rule.category == category)
-        and (tag is None or tag in rule.tags)
-        and (status is None or str(rule.status) == status)
-    )
-
-
 def run_list(args: argparse.Namespace) -> int:
     library = _load(args.rules)
     if args.category is not None and args.category not in {c.id for c in library.categories}:
         known = ", ".join(category.id for category in library.categories)
         raise UsageError(f"unknown category '{args.category}'; categories: {known}")
-    rules = select_rules(library, args.category, args.tag, args.status)
+    rules = library.select(category=args.category, tag=args.tag, status=args.status)
     if args.format == "json":
         records = [
             {
