@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -271,7 +272,7 @@ def test_the_prompt_starts_a_review_with_the_preamble(session: Session, library:
         assert f"`{tool}`" in session.prompt
 
 
-# --- list, get, search ------------------------------------------------------------------------
+# --- list, get, search -----------------------------------------------------------------------
 
 
 def test_list_rules_filters_combine_as_the_list_command(
@@ -358,7 +359,7 @@ def test_search_finds_ids_titles_statements_and_triggers(
     assert "greater than or equal to 1" in error(session, "search_bad_limit")
 
 
-# --- review context and the findings check ------------------------------------------------------
+# --- review context and the findings check ---------------------------------------------------
 
 
 def test_review_context_is_the_review_context_command_s_document(
@@ -434,7 +435,7 @@ def test_check_findings_bad_input(session: Session) -> None:
     assert "diff: " in error(session, "check_bad_diff")
 
 
-# --- scan ----------------------------------------------------------------------------------------
+# --- scan ------------------------------------------------------------------------------------
 
 
 def test_scan_paths_is_the_scan_command_s_json(session: Session, repo: Path) -> None:
@@ -460,7 +461,7 @@ def test_scan_bad_arguments(session: Session, repo: Path) -> None:
     assert "Unknown tool: delete_rules" in error(session, "no_such_tool")
 
 
-# --- the command ---------------------------------------------------------------------------------
+# --- the command -----------------------------------------------------------------------------
 
 
 def test_mcp_command_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -473,3 +474,28 @@ def test_mcp_command_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     (broken / "R03.yaml").write_text("id: R03\n", encoding="utf-8")
     assert main(["mcp", "--rules", str(broken)]) == 1
     assert "the library is invalid" in capsys.readouterr().err
+
+
+# --- the site page ---------------------------------------------------------------------------
+
+
+def test_the_page_configures_three_clients_and_lists_every_tool(library: Library) -> None:
+    """site/mcp.md: Claude Code's block is the exported `.mcp.json`; Cursor's and VS Code's
+    start the same command in the workspace; the table names every tool the server serves."""
+    page = (ROOT / "site" / "mcp.md").read_text(encoding="utf-8")
+    claude, cursor, vscode = [
+        json.loads(block) for block in re.findall(r"```json\n(.*?)```", page, re.S)
+    ]
+    assert json.dumps(claude, indent=2) + "\n" == reviewers.mcp_config().decode("utf-8")
+    assert cursor["mcpServers"]["rlt-rules"] == {
+        "command": "rlt-rules",
+        "args": ["mcp", "--repo", "${workspaceFolder}"],
+    }
+    assert vscode["servers"]["rlt-rules"] == {
+        "type": "stdio",
+        "command": "rlt-rules",
+        "args": ["mcp", "--repo", "${workspaceFolder}"],
+    }
+    for tool in mcp_names.TOOLS:
+        assert f"| `{tool}` |" in page, tool
+    assert "`rlt://rules/R03`" in page and f"`{mcp_names.REVIEW_PROMPT}`" in page
