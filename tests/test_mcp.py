@@ -76,6 +76,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "search_nothing": ("search_rules", {"query": "zyxwvut"}),
     "search_empty": ("search_rules", {"query": " ?! "}),
     "search_bad_limit": ("search_rules", {"query": "state", "limit": 0}),
+    "search_unknown_argument": ("search_rules", {"query": "state", "limt": 3}),
     "context_diff": ("review_context", {"diff": "DIFF"}),
     "context_base": ("review_context", {"base": "HEAD~1"}),
     "context_budget": ("review_context", {"base": "HEAD~1", "max_chars": 9000}),
@@ -357,6 +358,9 @@ def test_search_finds_ids_titles_statements_and_triggers(
     assert data(session, "search_nothing") == {"query": "zyxwvut", "count": 0, "results": []}
     assert "give at least one word" in error(session, "search_empty")
     assert "greater than or equal to 1" in error(session, "search_bad_limit")
+    assert error(session, "search_unknown_argument").endswith(
+        "search_rules takes no argument 'limt'; its arguments: query, limit"
+    )
 
 
 # --- review context and the findings check ---------------------------------------------------

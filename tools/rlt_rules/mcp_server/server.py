@@ -18,10 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resources import FunctionResource
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
 from .. import mcp_names
@@ -71,13 +71,33 @@ class CheckOutcome(TypedDict):
     problems: list[Problem]
 
 
+class _Server(MCPServer):
+    """An :class:`MCPServer` that refuses an argument a tool does not take (the SDK drops it
+    silently, so a misspelt ``limt`` would look accepted)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        taken = {
+            tool.name: tool.input_schema.get("properties", {}) for tool in await self.list_tools()
+        }
+        unknown = sorted(set(arguments) - set(taken.get(name, arguments)))
+        if unknown:
+            listed = ", ".join(taken[name]) or "none"
+            raise ToolError(
+                f"{name} takes no argument {', '.join(repr(key) for key in unknown)}; "
+                f"its arguments: {listed}"
+            )
+        return await super().call_tool(name, arguments, context)
+
+
 def build_server(library: Library, site_url: str | None, root: Path) -> MCPServer:
     """The server for ``library``, reviewing the repository at ``root``; ``site_url`` is where
     the rule pages are (links relative to the site root without it)."""
     workspace = Workspace(root)
     index = RuleIndex(library)
     detectors = detector_set(library)
-    server = MCPServer(
+    server = _Server(
         NAME,
         title=f"{library.title} {library.version}",
         version=VERSION,
