@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -842,6 +843,39 @@ def test_prose_renders_as_written_and_inert_in_every_renderer(text):
     inner = re.sub(r"^<p>|</p>$", "", site)
     assert "<" not in inner.replace("&lt;", ""), site
     assert html.unescape(inner) == text, site
+
+
+def test_a_hostile_review_comment_has_no_live_html_in_markdown_it(library, sample):
+    """Every hostile text as a finding's trigger, impact and correction: the whole comment,
+    parsed by markdown-it-py with raw HTML enabled, holds no HTML token and no script link,
+    and each text comes back as written."""
+    findings = tuple(
+        replace(sample.findings[0], trigger=text, impact=text, correction=text)
+        for text in HOSTILE_PROSE
+    )
+    comment = render_markdown(Review("1.0.0", findings), library, SITE)
+    parser = MarkdownIt("commonmark", {"html": True}).enable(["strikethrough", "table"])
+    tokens = parser.parse(comment)
+
+    def live(tokens) -> list[str]:
+        found = []
+        for token in tokens:
+            if token.type in ("html_block", "html_inline", "s_open", "table_open"):
+                found.append(token.content or token.type)
+            if token.type in ("link_open", "image"):
+                href = token.attrGet("href") or token.attrGet("src") or ""
+                if not href.startswith(SITE):
+                    found.append(href)
+            found.extend(live(token.children or ()))
+        return found
+
+    assert live(tokens) == []
+    paragraphs = [
+        _markdown_it_text(re.sub(r"</?strong>", "", parser.renderInline(token.content)))
+        for token in tokens
+        if token.type == "inline" and token.content.startswith("**Trigger:** ")
+    ]
+    assert paragraphs == [f"Trigger: {text}" for text in HOSTILE_PROSE]
 
 
 def _linkify_available() -> bool:
