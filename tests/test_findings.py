@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +18,11 @@ import jsonschema
 import markdown as python_markdown
 import pytest
 import yaml
+from markdown_it import MarkdownIt
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.export.inert import md_text
+from rlt_rules.export.inert import md_prose
 from rlt_rules.findings import (
     FindingsError,
     Review,
@@ -427,6 +431,143 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert code == 2 and "--repo" in err
 
 
+# --- one run reports every problem; YAML errors say what to do ------------------------------
+
+#: Schema problems (a missing trigger, a bad severity) beside every other kind: a line past the
+#: end of the file, an unknown rule, a path the change does not touch, a patch that does not
+#: apply. Each is at its own position in the answer.
+EVERY_PROBLEM = """\
+library_version: 1.2.0
+findings:
+  - rule: R05
+    severity: critical
+    location:
+      path: src/app.py
+      start_line: 9
+      end_line: 40
+    impact: Callers guess.
+    correction: Return a named outcome.
+  - rule: R42
+    location:
+      path: src/other.py
+      start_line: 1
+      end_line: 1
+    trigger: A thing.
+    impact: Another.
+    correction: A third.
+    suggested_patch: |
+      --- a/src/other.py
+      +++ b/src/other.py
+      @@ -1 +1 @@
+      -x
+      +y
+"""
+
+CHANGE = """\
+diff --git a/src/app.py b/src/app.py
+--- a/src/app.py
++++ b/src/app.py
+@@ -8,3 +8,3 @@
+ def mean(values):
+     if not values:
+-        return 0
++        return None
+"""
+
+
+def test_check_reports_schema_and_every_other_problem_in_one_run(tmp_path, fixture_library):
+    answer = tmp_path / "answer.yaml"
+    answer.write_text(EVERY_PROBLEM, encoding="utf-8")
+    diff = tmp_path / "change.diff"
+    diff.write_text(CHANGE, encoding="utf-8")
+    code, out, err = run_cli(
+        "findings", "check", str(answer), "--rules", str(FIXTURE_LIBRARY),
+        "--repo", str(FIXTURE_REPO), "--diff", str(diff),
+    )  # fmt: skip
+    assert (code, out) == (1, "")
+    shown = str(answer)
+    assert err.splitlines() == [
+        f"{shown}:3:5: missing required field 'trigger' in findings[0]",
+        f"{shown}:4:15: findings[0].severity must be one of: error, warning, note; got 'critical'",
+        f"{shown}:8:17: findings[0].location.end_line 40 is beyond the end of src/app.py "
+        "(11 lines)",
+        f"{shown}:11:11: unknown rule 'R42': library 1.2.0 has rules R01, R02, R05",
+        f"{shown}:13:13: findings[1].location.path 'src/other.py' does not exist in the repository",
+        f"{shown}:13:13: findings[1].location.path 'src/other.py' is not in the change under "
+        "review, which changes 'src/app.py'",
+        "6 error(s), 0 warning(s)",
+    ]
+
+
+def test_a_part_the_schema_rejects_is_not_checked_again(tmp_path, fixture_library):
+    """A rule id that breaks the pattern is one problem, not also an unknown rule; a location
+    whose line is a string gets its type error, not a range error."""
+    answer = tmp_path / "answer.yaml"
+    answer.write_text(
+        "library_version: 1.2.0\nfindings:\n  - rule: r5\n    location:\n"
+        "      path: src/app.py\n      start_line: '1'\n      end_line: 99\n"
+        "    trigger: t\n    impact: i\n    correction: c\n",
+        encoding="utf-8",
+    )
+    result = check_review(answer, fixture_library, FIXTURE_REPO, "answer.yaml")
+    assert [str(d) for d in result.diagnostics] == [
+        "answer.yaml:3:11: findings[0].rule 'r5' is not valid: the id of the rule the code "
+        "breaks, an R and its number (e.g. R03)",
+        "answer.yaml:6:19: findings[0].location.start_line must be an integer, got '1'",
+    ]
+
+
+YAML_HINTS = [
+    (
+        "```yaml\nlibrary_version: 1.2.0\nfindings: []\n```\n",
+        "remove",
+        "the answer is wrapped in a Markdown code fence (```): give the YAML alone, without "
+        "the fence lines",
+    ),
+    (
+        "library_version: 1.2.0\nfindings:\n  - rule: R05\n    location: {path: src/app.py, "
+        "start_line: 1, end_line: 1}\n    trigger: `total()` loops\n    impact: i\n"
+        "    correction: c\n",
+        "quote",
+        'a plain YAML value cannot start with a backtick: quote the value ("`x` is ...") or '
+        "write it as a block (`trigger: |-` and the text on the next lines, indented)",
+    ),
+    (
+        "library_version: 1.2.0\nfindings:\n  - rule: R05\n    location: {path: src/app.py, "
+        "start_line: 1, end_line: 1}\n    trigger: t\n    impact: callers see: None\n"
+        "    correction: c\n",
+        "colon",
+        "a plain YAML value cannot hold ': ': quote the value or write it as a block "
+        "(`trigger: |-` and the text on the next lines, indented)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "name", "hint"), YAML_HINTS, ids=[n for _, n, _ in YAML_HINTS])
+def test_yaml_errors_say_what_to_do(tmp_path, fixture_library, text, name, hint):
+    answer = tmp_path / f"{name}.yaml"
+    answer.write_text(text, encoding="utf-8")
+    result = check_review(answer, fixture_library, None, "answer.yaml")
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.message.startswith("YAML syntax error: ")
+    assert diagnostic.message.endswith(f"; {hint}")
+    # The fix the hint names makes the answer load.
+    fixed = {
+        "remove": "library_version: 1.2.0\nfindings: []\n",
+        "quote": text.replace("trigger: `total()` loops", 'trigger: "`total()` loops"'),
+        "colon": text.replace("impact: callers see: None", "impact: |-\n      callers see: None"),
+    }[name]
+    answer.write_text(fixed, encoding="utf-8")
+    assert check_review(answer, fixture_library, None, "answer.yaml").review is not None
+
+
+def test_other_yaml_errors_get_no_hint(tmp_path, fixture_library):
+    answer = tmp_path / "answer.yaml"
+    answer.write_text("library_version: [1.2.0\n", encoding="utf-8")
+    (diagnostic,) = check_review(answer, fixture_library, None, "a.yaml").diagnostics
+    assert diagnostic.message.startswith("YAML syntax error: ") and ";" not in diagnostic.message
+
+
 # --- SARIF -------------------------------------------------------------------------------
 
 
@@ -562,24 +703,39 @@ def test_sarif_cli_writes_atomically_and_not_on_error(tmp_path, monkeypatch):
 # --- Markdown ----------------------------------------------------------------------------
 
 
-def test_markdown_groups_by_file_and_links_each_rule(library, sample):
+def test_markdown_keeps_the_authors_order_and_links_each_rule(library, sample):
     text = render_markdown(sample, library, SITE)
     assert text.startswith("## Review: 6 findings in 1 file\n")
-    assert text.count("### `samples/review/scheduler.py`") == 1
+    assert "\n\nRules cited from Rlt Refactor 1.0.0.\n\n" in text
     for finding in sample.findings:
-        title = md_text(library.rule(finding.rule).title)
+        title = library.rule(finding.rule).title
         assert f"[{finding.rule} — {title}]({SITE}rules/{finding.rule}/)" in text
-    # Within a file, findings are in line order, each with its location.
-    headings = [line for line in text.splitlines() if line.startswith("#### ")]
-    assert [h.split(":")[0] for h in headings] == [
-        "#### Lines 57–62",
-        "#### Line 66, column 9",
-        "#### Line 93, column 22",
-        "#### Lines 96–97, column 12",
-        "#### Line 97, column 13",
-        "#### Lines 99–103",
+    # One heading per finding, with its file, lines and column, in the review's order.
+    reordered = Review(sample.library_version, sample.findings[::-1])
+    reversed_text = render_markdown(reordered, library, SITE)
+    for rendered, findings in ((text, sample.findings), (reversed_text, reordered.findings)):
+        headings = [line for line in rendered.splitlines() if line.startswith("### ")]
+        assert [h.split(": [")[1].split(" ")[0] for h in headings] == [f.rule for f in findings]
+    headings = [line.split(": [")[0] for line in text.splitlines() if line.startswith("### ")]
+    assert headings == [
+        "### `samples/review/scheduler.py`, lines 57–62",
+        "### `samples/review/scheduler.py`, line 66, column 9",
+        "### `samples/review/scheduler.py`, lines 96–97, column 12",
+        "### `samples/review/scheduler.py`, line 97, column 13",
+        "### `samples/review/scheduler.py`, line 93, column 22",  # the author's order, not lines
+        "### `samples/review/scheduler.py`, lines 99–103",
     ]
     assert text.count("```diff\n--- a/samples/review/scheduler.py\n") == 2
+
+
+def test_markdown_reads_as_written(library, sample):
+    """Plain sentences keep their quotes, apostrophes, dots, dashes and parentheses: no
+    ``&quot;``, ``&#x27;``, ``\\-``, ``\\.`` or ``\\(`` in the raw comment."""
+    text = render_markdown(sample, library, SITE)
+    for noise in ("&quot;", "&#x27;", "\\-", "\\.", "\\(", "\\)"):
+        assert noise not in text, noise
+    finding = sample.findings[0]
+    assert f"**Impact:** {' '.join(finding.impact.split())}" in text
 
 
 def test_markdown_cli_prints_the_comment(library, sample):
@@ -611,12 +767,123 @@ def test_markdown_escapes_plain_text_and_keeps_code_spans(fixture_library):
 
 
 def test_plain_text_and_code_span_helpers():
-    assert plain_text("use ``a`b`` not `x` <y>") == "use ``a`b`` not `x` &lt;y&gt;"
+    assert plain_text("use ``a`b`` not `x` <y>") == "use ``a`b`` not `x` &lt;y>"
     assert plain_text("an unmatched ` tick") == "an unmatched \\` tick"
     assert plain_text("one\ntwo\n\n1. three") == "one two\n\n1\\. three"
-    assert plain_text("- a & <b>") == "\\- a &amp; &lt;b&gt;"
+    assert plain_text("- a & <b>") == "\\- a & &lt;b>"
+    assert plain_text('It\'s "low" (2 blocks) - 3.5 ms.') == 'It\'s "low" (2 blocks) - 3.5 ms.'
+    assert plain_text("`x` 1. y") == "`x` 1. y"  # not at a line start: no list to open
     assert code_span("a`b") == "``a`b``"
     assert code_span("`x") == "`` `x ``"
+
+
+#: Plain text that would render as something else if written as is: HTML, entities, emphasis,
+#: links and images, block starts (a heading, a quote, lists, a fence, the site's admonitions,
+#: details and tabs), strikethrough, attr_list braces, backslash escapes.
+HOSTILE_PROSE = [
+    "<script>alert(1)</script> <img src=x onerror=alert(1)> <!-- c --> <http://x.test>",
+    "&lt; &amp; &#60; &#x3c; &copy; & plain & and AT&T;",
+    "*em* **strong** _em_ __strong__ snake_case_name _leading trailing_ a * b",
+    "[link](javascript:alert(1)) ![img](http://x.test/a.png) [ref][r] [r]: http://x.test",
+    "# heading",
+    "> quote",
+    "- item",
+    "+ item",
+    "* item",
+    "1. one",
+    "2) two",
+    "```python",
+    "~~~",
+    "!!! note",
+    "??? note",
+    '=== "Tab"',
+    "---",
+    "~~strike~~ ~single~",
+    "{: onclick=alert(1) } {#id .class}",
+    "\\*not em\\* back\\slash C:\\path\\",
+    "a | table | row",
+    'It\'s "quoted" (with parens) - dashes. Dots... 3.5 ms, 1.2.0!',
+]
+
+
+def _markdown_it_text(html_text: str) -> str:
+    return html.unescape(re.sub(r"</?p>\n?", "", html_text)).strip("\n")
+
+
+@pytest.mark.parametrize("text", HOSTILE_PROSE)
+def test_prose_renders_as_written_and_inert_in_every_renderer(text):
+    """markdown-it-py (CommonMark; GFM's strikethrough, tables and autolinks) and
+    Python-Markdown with the site's extensions render :func:`md_prose` as exactly ``text``,
+    one paragraph with no element in it."""
+    prose = md_prose(text, at_line_start=True)
+    renderers = {
+        "commonmark": MarkdownIt("commonmark"),
+        "gfm-like": MarkdownIt("gfm-like") if _linkify_available() else None,
+        "commonmark+gfm": MarkdownIt("commonmark").enable(["strikethrough", "table"]),
+    }
+    for name, renderer in renderers.items():
+        if renderer is None:
+            continue
+        rendered = renderer.render(prose)
+        inner = re.sub(r"^<p>|</p>\n$", "", rendered)
+        assert "<" not in inner.replace("&lt;", ""), (name, rendered)
+        assert _markdown_it_text(rendered) == text, (name, rendered)
+    site = python_markdown.markdown(
+        prose,
+        extensions=[
+            "admonition",
+            "attr_list",
+            "md_in_html",
+            "tables",
+            "pymdownx.details",
+            "pymdownx.superfences",
+            "pymdownx.tabbed",
+        ],
+    )
+    inner = re.sub(r"^<p>|</p>$", "", site)
+    assert "<" not in inner.replace("&lt;", ""), site
+    assert html.unescape(inner) == text, site
+
+
+def test_a_hostile_review_comment_has_no_live_html_in_markdown_it(library, sample):
+    """Every hostile text as a finding's trigger, impact and correction: the whole comment,
+    parsed by markdown-it-py with raw HTML enabled, holds no HTML token and no script link,
+    and each text comes back as written."""
+    findings = tuple(
+        replace(sample.findings[0], trigger=text, impact=text, correction=text)
+        for text in HOSTILE_PROSE
+    )
+    comment = render_markdown(Review("1.0.0", findings), library, SITE)
+    parser = MarkdownIt("commonmark", {"html": True}).enable(["strikethrough", "table"])
+    tokens = parser.parse(comment)
+
+    def live(tokens) -> list[str]:
+        found = []
+        for token in tokens:
+            if token.type in ("html_block", "html_inline", "s_open", "table_open"):
+                found.append(token.content or token.type)
+            if token.type in ("link_open", "image"):
+                href = token.attrGet("href") or token.attrGet("src") or ""
+                if not href.startswith(SITE):
+                    found.append(href)
+            found.extend(live(token.children or ()))
+        return found
+
+    assert live(tokens) == []
+    paragraphs = [
+        _markdown_it_text(re.sub(r"</?strong>", "", parser.renderInline(token.content)))
+        for token in tokens
+        if token.type == "inline" and token.content.startswith("**Trigger:** ")
+    ]
+    assert paragraphs == [f"Trigger: {text}" for text in HOSTILE_PROSE]
+
+
+def _linkify_available() -> bool:
+    try:
+        import linkify_it  # noqa: F401  (gfm-like needs the optional linkify-it-py)
+    except ImportError:
+        return False
+    return True
 
 
 # --- patches -----------------------------------------------------------------------------

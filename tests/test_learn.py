@@ -154,7 +154,7 @@ def test_choices_offer_the_rule_and_three_others_one_of_its_category(library) ->
 
 
 def test_choices_in_a_small_library_and_a_large_one(library) -> None:
-    """Fewer than four taught rules: every one of them; 3,400 rules: still four (its speed is the benchmarks' business)."""
+    """Fewer than four taught rules: every one of them; 3,400 rules: still four."""
     small = load_library(ROOT / "tests" / "fixtures" / "hostile" / "rules")
     for item in practice_items(small):
         assert sorted(item.choices) == sorted(rule.id for rule in taught_rules(small))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -44,6 +45,19 @@ def versioned_site_url(site_url: str | None, version: str) -> str | None:
     if not site_url:
         return None
     return f"{site_url.rstrip('/')}/{version}/"
+
+
+#: Domains reserved so they never resolve (RFC 2606): ``mkdocs.yml``'s placeholder
+#: ``https://rlt-rules.example/`` is one, and every link under it is dead for a reader.
+_RESERVED = ("example", "invalid", "test", "example.com", "example.net", "example.org")
+
+
+def placeholder_host(url: str | None) -> str | None:
+    """The host of ``url`` when it is a reserved, never-resolving name; else None."""
+    host = (urlsplit(url).hostname or "") if url else ""
+    if any(host == name or host.endswith(f".{name}") for name in _RESERVED):
+        return host
+    return None
 
 
 def config_path(rules_dir: str | Path) -> Path:

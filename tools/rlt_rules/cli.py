@@ -17,6 +17,7 @@ from .atomic import WriteRefused
 from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
+from .commands import mcp as mcp_command
 from .commands import release as release_command
 from .commands import review as review_command
 from .commands import scan as scan_command
@@ -33,6 +34,7 @@ COMMAND_MODULES = (
     export_command,
     findings_command,
     review_command,
+    mcp_command,
     scan_command,
     site_command,
     release_command,

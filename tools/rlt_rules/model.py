@@ -355,6 +355,18 @@ class Library:
     def rules_in(self, category_id: str) -> tuple[Rule, ...]:
         return tuple(rule for rule in self.rules if rule.category == category_id)
 
+    def select(
+        self, *, category: str | None = None, tag: str | None = None, status: str | None = None
+    ) -> tuple[Rule, ...]:
+        """The rules matching every given filter, in id order."""
+        return tuple(
+            rule
+            for rule in self.rules
+            if (category is None or rule.category == category)
+            and (tag is None or tag in rule.tags)
+            and (status is None or str(rule.status) == status)
+        )
+
     def metadata_dict(self) -> dict[str, Any]:
         """``library.yaml``'s data (the format of ``schema/library.schema.json``)."""
         return {

@@ -4,6 +4,7 @@ value it concerns, with a message that says what was expected and what is there.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -13,18 +14,42 @@ from .model import Diagnostic
 from .schemas import validator_for
 
 
+@dataclass(frozen=True, slots=True)
+class SchemaProblem:
+    """One schema error: the diagnostic, and the part of the data it concerns (a missing
+    field's own path, not its mapping's), so a caller can go on checking the other parts.
+    ``unknown_field`` marks a key the schema does not allow, which leaves the rest of its
+    mapping as valid as it was."""
+
+    concerns: JsonPath
+    diagnostic: Diagnostic
+    unknown_field: bool = False
+
+
 def schema_diagnostics(document: Document, schema_name: str) -> list[Diagnostic]:
     """Every schema error in ``document`` at the position of the key or value it concerns."""
+    return [problem.diagnostic for problem in schema_problems(document, schema_name)]
+
+
+def schema_problems(document: Document, schema_name: str) -> list[SchemaProblem]:
+    """:func:`schema_diagnostics` with the part of the data each concerns."""
     validator = validator_for(schema_name)
     rule_id = document.data.get("id") if isinstance(document.data.get("id"), str) else None
     found = []
     for error in validator.iter_errors(document.data):
-        for path, message in _explain(error, document):
+        explained = list(_explain(error, document))
+        concerned = [path for path, _ in explained]
+        if error.validator == "required":  # one message per missing field, in this order
+            concerned = [
+                (*path, name) for (path, _), name in zip(explained, _missing(error), strict=True)
+            ]
+        for (path, message), concerns in zip(explained, concerned, strict=True):
             position = _error_position(error, path, document)
+            diagnostic = Diagnostic(document.path, position.line, position.column, message, rule_id)
             found.append(
-                Diagnostic(document.path, position.line, position.column, message, rule_id)
+                SchemaProblem(concerns, diagnostic, error.validator == "additionalProperties")
             )
-    return sorted(found, key=lambda d: (d.line, d.column))
+    return sorted(found, key=lambda p: (p.diagnostic.line, p.diagnostic.column))
 
 
 def _field_name(path: JsonPath) -> str:
@@ -62,7 +87,7 @@ def _explain(
         # Every required field the mapping lacks, in the schema's order (as jsonschema
         # reports them), read from the schema and the data rather than from its messages.
         where = f" in {field}" if path else ""
-        for missing in (name for name in error.validator_value if name not in error.instance):
+        for missing in _missing(error):
             condition = ""
             if missing == "replaced_by":
                 condition = " (a deprecated rule must name the rule that replaces it)"
@@ -106,6 +131,11 @@ def _explain(
         yield path, f"{field}: {schema.get('description') or error.message}"
         return
     yield path, f"{field}: {error.message}"
+
+
+def _missing(error: jsonschema.ValidationError) -> list[str]:
+    """The required fields a mapping lacks, in the schema's order (as jsonschema reports them)."""
+    return [name for name in error.validator_value if name not in error.instance]
 
 
 def _description(error: jsonschema.ValidationError) -> str | None:

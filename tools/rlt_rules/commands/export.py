@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 from .. import export
+from ..addresses import placeholder_host
 from ..atomic import (
     check_output_file,
     check_targets,
@@ -124,6 +125,14 @@ def run_export(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(f"--apply-to: {error}") from None
     site_url = site_url_for(args.site_url, args.rules, library.version)
+    host = placeholder_host(site_url)
+    if args.format == "reviewers" and host is not None:
+        print(
+            f"rlt-rules export: warning: the site address {site_url} is a placeholder "
+            f"({host} never resolves), so every rule link in these files is dead: set site_url "
+            "in mkdocs.yml, or pass --site-url",
+            file=sys.stderr,
+        )
     files = export.render(args.format, library, site_url, **options)
     if args.output is None:
         first = next(iter(files.values()))
@@ -255,25 +264,12 @@ def run_show(args: argparse.Namespace) -> int:
 # --- list --------------------------------------------------------------------------------
 
 
-def select_rules(
-    library: Library, category: str | None, tag: str | None, status: str | None
-) -> tuple[Rule, ...]:
-    """The rules matching every given filter, in id order."""
-    return tuple(
-        rule
-        for rule in library.rules
-        if (category is None or rule.category == category)
-        and (tag is None or tag in rule.tags)
-        and (status is None or str(rule.status) == status)
-    )
-
-
 def run_list(args: argparse.Namespace) -> int:
     library = _load(args.rules)
     if args.category is not None and args.category not in {c.id for c in library.categories}:
         known = ", ".join(category.id for category in library.categories)
         raise UsageError(f"unknown category '{args.category}'; categories: {known}")
-    rules = select_rules(library, args.category, args.tag, args.status)
+    rules = library.select(category=args.category, tag=args.tag, status=args.status)
     if args.format == "json":
         records = [
             {

@@ -64,7 +64,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     markdown = actions.add_parser(
         "markdown",
-        help="write the findings as one Markdown review comment, grouped by file",
+        help="write the findings as one Markdown review comment, in the answer's order",
         description="Check, then write one Markdown review comment with each finding linked "
         "to its rule's page.",
     )

@@ -112,6 +112,58 @@ def md_text(text: str) -> str:
     return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("~", "&#126;")
 
 
+#: ASCII punctuation: a backslash before one of these is an escape in CommonMark.
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: Characters that change an inline's rendering wherever they are: emphasis, code, raw HTML,
+#: attr_list braces, strikethrough (GFM), how each is written instead.
+_PROSE_ALWAYS = {"*": "\\*", "`": "\\`", "<": "&lt;", "{": "\\{", "~": "&#126;"}
+#: A block a line can open: a heading, quote, list, admonition (``!!!``), details (``???``),
+#: tabs (``===``) or an ordered list's ``1.``/``1)``; what is written instead.
+_PROSE_BLOCK_START = re.compile(
+    r"(?P<mark>[#>]|[+\-](?=[ \t-]|$)|!(?=!!))|(?P<twice>[?=])(?=(?P=twice){2})"
+    r"|\d{1,9}(?P<dot>[.)])(?=[ \t]|$)"
+)
+
+
+def md_prose(text: str, *, at_line_start: bool, link_text: bool = False) -> str:
+    """One line of plain text as Markdown that renders as exactly these characters, escaping
+    only what would change the rendering (a sentence keeps its quotes, dots, dashes and
+    parentheses as written): ``*``, unpaired backticks, ``<``, ``{`` and ``~`` always; ``_``
+    outside a word; ``&`` that starts a character reference; ``]`` that would close a link
+    (before ``(``, ``[`` or ``:``); a backslash before punctuation; and what would open a block
+    at the start of a line (``at_line_start``: the text starts one). ``link_text``: the text goes
+    between a link's brackets, so every bracket is escaped. For CommonMark, GFM and
+    Python-Markdown with the site's extensions."""
+    out: list[str] = []
+    last = len(text) - 1
+    for index, char in enumerate(text):
+        after = text[index + 1] if index < last else ""
+        if char in _PROSE_ALWAYS:
+            out.append(_PROSE_ALWAYS[char])
+        elif char == "_":
+            before = text[index - 1] if index else ""
+            inside_word = before.isalnum() and after.isalnum()
+            out.append("_" if inside_word else "\\_")
+        elif char == "&":
+            out.append("&amp;" if _CHAR_REF.match(text, index) else "&")
+        elif char == "]" or (char == "[" and link_text):
+            out.append(f"\\{char}" if link_text or after in ("(", "[", ":") else char)
+        elif char == "\\":
+            out.append("\\\\" if after and after in _ASCII_PUNCTUATION else "\\")
+        else:
+            out.append(char)
+    prose = "".join(out)
+    start = _PROSE_BLOCK_START.match(prose) if at_line_start else None
+    if start is None:
+        return prose
+    if start["mark"]:
+        return "\\" + prose
+    if start["twice"]:
+        return f"&#{ord(start['twice'])};" + prose[1:]
+    dot = start.start("dot")
+    return prose[:dot] + "\\" + prose[dot:]
+
+
 def inert_text(text: str) -> str:
     """Plain text (a title) for a Markdown document: inert, and never opening a block."""
     return inert_markdown(text, at_line_start=False)

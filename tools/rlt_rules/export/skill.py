@@ -46,9 +46,11 @@ def front_matter(library: Library) -> str:
     return f"---\n{dumped}---\n"
 
 
-def render(library: Library) -> bytes:
-    """``SKILL.md``: front matter, then the library with each rule's guidance."""
-    return encode_blocks(library_blocks(library, full=False), prefix=front_matter(library) + "\n")
+def render(library: Library, notice: str | None = None) -> bytes:
+    """``SKILL.md``: front matter, then the library with each rule's guidance (after
+    ``notice``, a paragraph saying where the file comes from, when given)."""
+    prefix = front_matter(library) + "\n" + (f"{notice}\n\n" if notice else "")
+    return encode_blocks(library_blocks(library, full=False), prefix=prefix)
 
 
 def files(library: Library) -> dict[str, bytes]:

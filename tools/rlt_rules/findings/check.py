@@ -1,23 +1,25 @@
 """Check a findings file (YAML or JSON) against its schema, the library and, optionally, the repo.
 
-Order: load with positions (:func:`rlt_rules.load.load_yaml`; libyaml reads JSON too) ->
-schema (:func:`rlt_rules.schema_errors.schema_diagnostics`, same messages as ``validate``) -> the
-library (unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
+Order: load with positions (:func:`rlt_rules.load.parse_yaml`; libyaml reads JSON too; a syntax
+error says how agents' answers usually go wrong and what to do) -> schema
+(:func:`rlt_rules.schema_errors.schema_problems`, same messages as ``validate``) -> the library
+(unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
 repository is given (paths, line ranges, columns, whether a suggested patch applies) -> the
 change under review when its diff is given (each location among the lines it touches). Every
-problem is a :class:`Diagnostic` at its ``path:line:column`` in the findings file; warnings do
-not stop the review from being built.
+check after the schema runs on each part the schema accepted, so one run reports every problem.
+Every problem is a :class:`Diagnostic` at its ``path:line:column`` in the findings file;
+warnings do not stop the review from being built.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..load import Document, JsonPath, Position, load_yaml
+from ..load import Document, JsonPath, Position, parse_yaml, read_source
 from ..model import Diagnostic, Library, Severity, Status, id_span
-from ..schema_errors import schema_diagnostics
+from ..schema_errors import SchemaProblem, schema_problems
 from .diff import Change, LineRange
 from .model import FindingsError, Review
 from .patch import Patch, PatchError, PatchOp, parse_patch
@@ -65,23 +67,130 @@ def check_review(
 ) -> CheckResult:
     """Check the findings file ``path``; ``repo`` is the reviewed repository's root, if known,
     and ``change`` the diff under review (each location must meet one of its hunks)."""
-    loaded = load_yaml(path, display_path)
+    shown = display_path if display_path is not None else str(path)
+    read = read_source(path, shown)
+    if read.raw is None:
+        return CheckResult(None, read.diagnostics)
+    return check_answer(read.raw, shown, library, repo, change)
+
+
+def check_answer(
+    raw: bytes,
+    shown: str,
+    library: Library,
+    repo: Path | None = None,
+    change: Change | None = None,
+) -> CheckResult:
+    """:func:`check_review` of a findings document given as bytes (an agent's answer), which
+    diagnostics call ``shown``."""
+    loaded = parse_yaml(raw, shown)
     if loaded.document is None:
-        return CheckResult(None, loaded.diagnostics)
+        return CheckResult(None, tuple(_with_hint(d, raw) for d in loaded.diagnostics))
     document = loaded.document
-    schema_errors = schema_diagnostics(document, SCHEMA_NAME)
-    if schema_errors:
-        return CheckResult(None, tuple(schema_errors))
-    found = list(_library_diagnostics(document, library))
+    problems = schema_problems(document, SCHEMA_NAME)
+    accepted = _Accepted(tuple(problems))
+    found = [problem.diagnostic for problem in problems]
+    version = document.data.get("library_version")
+    if accepted.part(("library_version",)):
+        found.extend(_version_diagnostics(document, version, library))
+    findings = document.data.get("findings")
     files = _RepoFiles(repo) if repo is not None else None
-    for index, finding in enumerate(document.data["findings"]):
-        found.extend(_finding_diagnostics(document, index, finding, files))
-        if change is not None:
-            found.extend(_change_diagnostics(document, index, finding, change))
+    for index, finding in enumerate(findings if isinstance(findings, list) else ()):
+        if isinstance(finding, dict):
+            found.extend(
+                _finding_checks(document, index, finding, library, files, change, accepted)
+            )
     found.sort(key=lambda d: (d.line, d.column))
     if any(d.severity is Severity.ERROR for d in found):
         return CheckResult(None, tuple(found))
     return CheckResult(Review.from_dict(document.data), tuple(found))
+
+
+@dataclass(frozen=True, slots=True)
+class _Accepted:
+    """Which parts of the document the schema accepted: a part is checked further only when no
+    schema error concerns it, a part of it or a mapping holding it (an unknown key aside)."""
+
+    problems: tuple[SchemaProblem, ...]
+
+    def part(self, path: JsonPath) -> bool:
+        for problem in self.problems:
+            if problem.unknown_field:
+                continue
+            concerns = problem.concerns
+            shorter = min(len(concerns), len(path))
+            if concerns[:shorter] == path[:shorter]:
+                return False
+        return True
+
+
+def _finding_checks(
+    document: Document,
+    index: int,
+    finding: dict[str, Any],
+    library: Library,
+    files: _RepoFiles | None,
+    change: Change | None,
+    accepted: _Accepted,
+):
+    """Every check of one finding on the parts the schema accepted."""
+    base: JsonPath = ("findings", index)
+    rule_id = finding.get("rule") if isinstance(finding.get("rule"), str) else None
+    if accepted.part((*base, "rule")):
+        yield from _rule_diagnostics(document, index, finding["rule"], library)
+    for name in TEXT_FIELDS:
+        if accepted.part((*base, name)) and not finding[name].strip():
+            yield _at(
+                document, (*base, name), f"findings[{index}].{name} is blank: write it", rule_id
+            )
+    location_ok = accepted.part((*base, "location"))
+    lines: tuple[str, ...] | None = None
+    if location_ok:
+        lines, found = _location_diagnostics(document, index, finding["location"], files, rule_id)
+        yield from found
+        if change is not None:
+            yield from _change_diagnostics(document, index, finding["location"], change, rule_id)
+    patch_text = finding.get("suggested_patch")
+    if patch_text is not None and location_ok and accepted.part((*base, "suggested_patch")):
+        path = finding["location"]["path"]
+        yield from _patch_diagnostics(document, index, patch_text, path, lines, rule_id)
+
+
+#: What to do about the YAML syntax errors agents' answers usually have.
+_FENCE_HINT = (
+    "the answer is wrapped in a Markdown code fence (```): give the YAML alone, without the "
+    "fence lines"
+)
+_BACKTICK_HINT = (
+    'a plain YAML value cannot start with a backtick: quote the value ("`x` is ...") or '
+    "write it as a block (`trigger: |-` and the text on the next lines, indented)"
+)
+_COLON_HINT = (
+    "a plain YAML value cannot hold ': ': quote the value or write it as a block "
+    "(`trigger: |-` and the text on the next lines, indented)"
+)
+
+
+def _with_hint(diagnostic: Diagnostic, raw: bytes) -> Diagnostic:
+    """A syntax error with what to do when its cause is a common one."""
+    if not diagnostic.message.startswith("YAML syntax error"):
+        return diagnostic
+    text = raw.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    first = next((line.strip() for line in lines if line.strip()), "")
+    hint = None
+    if first.startswith(("```", "~~~")):
+        hint = _FENCE_HINT
+    elif 0 < diagnostic.line <= len(lines):
+        line = lines[diagnostic.line - 1]
+        at = line[diagnostic.column - 1 : diagnostic.column]
+        if at == "`":
+            hint = _BACKTICK_HINT
+        elif "mapping values are not allowed" in diagnostic.message:
+            hint = _COLON_HINT
+    if hint is None:
+        return diagnostic
+    return replace(diagnostic, message=f"{diagnostic.message}; {hint}")
 
 
 def _at(
@@ -96,8 +205,7 @@ def _at(
     return Diagnostic(document.path, where.line, where.column, message, rule_id, severity)
 
 
-def _library_diagnostics(document: Document, library: Library):
-    cited = document.data["library_version"]
+def _version_diagnostics(document: Document, cited: str, library: Library):
     if cited != library.version:
         yield _at(
             document,
@@ -106,92 +214,104 @@ def _library_diagnostics(document: Document, library: Library):
             "check each finding against the current rules and update library_version",
             severity=Severity.WARNING,
         )
-    known = {rule.id: rule for rule in library.rules}
-    for index, finding in enumerate(document.data["findings"]):
-        rule_id = finding["rule"]
-        where = ("findings", index, "rule")
-        rule = known.get(rule_id)
-        if rule is None:
-            span = id_span(known, listed_up_to=5)
-            yield _at(
-                document,
-                where,
-                f"unknown rule '{rule_id}': library {library.version} has rules {span}",
-                rule_id,
-            )
-        elif rule.status is Status.RETIRED:
-            yield _at(
-                document,
-                where,
-                f"rule {rule_id} is retired ({(rule.retired_reason or '').strip().rstrip('.')}): "
-                "cite a current rule or drop the finding",
-                rule_id,
-            )
-        elif rule.status is Status.DEPRECATED:
-            replacement = rule.replaced_by or ""
-            title = known[replacement].title if replacement in known else ""
-            yield _at(
-                document,
-                where,
-                f"rule {rule_id} is deprecated: cite {replacement}"
-                + (f" ({title})" if title else "")
-                + ", which replaces it",
-                rule_id,
-                Severity.WARNING,
-            )
 
 
-def _finding_diagnostics(
-    document: Document, index: int, finding: dict[str, Any], files: _RepoFiles | None
-):
-    rule_id = finding["rule"]
-    base: JsonPath = ("findings", index)
-    for name in TEXT_FIELDS:
-        if not finding[name].strip():
-            yield _at(
-                document, (*base, name), f"findings[{index}].{name} is blank: write it", rule_id
-            )
-
-    location = finding["location"]
-    where: JsonPath = (*base, "location")
-    fractional = [key for key in ("start_line", "end_line", "column") if _is_float(location, key)]
-    for key in fractional:
+def _rule_diagnostics(document: Document, index: int, rule_id: str, library: Library):
+    where = ("findings", index, "rule")
+    try:
+        rule = library.rule(rule_id)
+    except KeyError:
+        span = id_span([rule.id for rule in library.rules], listed_up_to=5)
         yield _at(
             document,
-            (*where, key),
-            f"findings[{index}].location.{key} must be an integer, got {location[key]!r}: "
-            "write it without a decimal point",
+            where,
+            f"unknown rule '{rule_id}': library {library.version} has rules {span}",
             rule_id,
         )
-    if fractional:
         return
-    start, end = location["start_line"], location["end_line"]
-    if start > end:
+    if rule.status is Status.RETIRED:
         yield _at(
             document,
-            (*where, "start_line"),
-            f"findings[{index}].location.start_line {start} is after end_line {end}: "
-            "a location is an inclusive range, start_line <= end_line",
+            where,
+            f"rule {rule_id} is retired ({(rule.retired_reason or '').strip().rstrip('.')}): "
+            "cite a current rule or drop the finding",
             rule_id,
+        )
+    elif rule.status is Status.DEPRECATED:
+        replacement = rule.replaced_by or ""
+        title = ""
+        if replacement:
+            try:
+                title = library.rule(replacement).title
+            except KeyError:
+                title = ""
+        yield _at(
+            document,
+            where,
+            f"rule {rule_id} is deprecated: cite {replacement}"
+            + (f" ({title})" if title else "")
+            + ", which replaces it",
+            rule_id,
+            Severity.WARNING,
+        )
+
+
+def _location_diagnostics(
+    document: Document,
+    index: int,
+    location: dict[str, Any],
+    files: _RepoFiles | None,
+    rule_id: str | None,
+) -> tuple[tuple[str, ...] | None, list[Diagnostic]]:
+    """The problems of a location the schema accepted, and its file's lines when read."""
+    where: JsonPath = ("findings", index, "location")
+    found: list[Diagnostic] = []
+    fractional = [key for key in ("start_line", "end_line", "column") if _is_float(location, key)]
+    for key in fractional:
+        found.append(
+            _at(
+                document,
+                (*where, key),
+                f"findings[{index}].location.{key} must be an integer, got {location[key]!r}: "
+                "write it without a decimal point",
+                rule_id,
+            )
+        )
+    if fractional:
+        return None, found
+    start, end = location["start_line"], location["end_line"]
+    if start > end:
+        found.append(
+            _at(
+                document,
+                (*where, "start_line"),
+                f"findings[{index}].location.start_line {start} is after end_line {end}: "
+                "a location is an inclusive range, start_line <= end_line",
+                rule_id,
+            )
         )
     lines: tuple[str, ...] | None = None
     if files is not None:
         lines, problem = files.lines(location["path"])
         if problem is not None:
-            yield _at(document, (*where, "path"), f"findings[{index}].location.{problem}", rule_id)
+            found.append(
+                _at(document, (*where, "path"), f"findings[{index}].location.{problem}", rule_id)
+            )
         elif start <= end:
             assert lines is not None
-            yield from _range_diagnostics(document, index, location, lines, rule_id)
-
-    patch_text = finding.get("suggested_patch")
-    if patch_text is not None:
-        yield from _patch_diagnostics(document, index, patch_text, location["path"], lines, rule_id)
+            found.extend(_range_diagnostics(document, index, location, lines, rule_id))
+    return lines, found
 
 
-def _change_diagnostics(document: Document, index: int, finding: dict[str, Any], change: Change):
+def _change_diagnostics(
+    document: Document,
+    index: int,
+    location: dict[str, Any],
+    change: Change,
+    rule_id: str | None,
+):
     """A finding points at lines the change touches: a file of the diff, inside one of its
     hunks (the ranges ``review-context`` lists)."""
-    location = finding["location"]
     where: JsonPath = ("findings", index, "location")
     shown = f"findings[{index}].location"
     changed = change.file(location["path"])
@@ -203,7 +323,7 @@ def _change_diagnostics(document: Document, index: int, finding: dict[str, Any],
             (*where, "path"),
             f"{shown}.path '{location['path']}' is not in the change under review, which "
             f"changes {listed}{more}",
-            finding["rule"],
+            rule_id,
         )
         return
     start, end = location["start_line"], location["end_line"]
@@ -216,7 +336,7 @@ def _change_diagnostics(document: Document, index: int, finding: dict[str, Any],
             (*where, "start_line"),
             f"{shown}: {LineRange(start, end).label()} of {location['path']}: outside the "
             f"change under review, whose hunks there are {ranges}",
-            finding["rule"],
+            rule_id,
         )
 
 
@@ -230,7 +350,7 @@ def _range_diagnostics(
     index: int,
     location: dict[str, Any],
     lines: tuple[str, ...],
-    rule_id: str,
+    rule_id: str | None,
 ):
     where: JsonPath = ("findings", index, "location")
     shown = f"findings[{index}].location"
@@ -273,7 +393,7 @@ def _patch_diagnostics(
     text: str,
     location_path: str,
     lines: tuple[str, ...] | None,
-    rule_id: str,
+    rule_id: str | None,
 ):
     path: JsonPath = ("findings", index, "suggested_patch")
     shown = f"findings[{index}].suggested_patch"

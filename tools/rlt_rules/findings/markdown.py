@@ -1,10 +1,11 @@
 """A checked :class:`Review` as one Markdown review comment (GitHub, GitLab, MkDocs pages).
 
-Findings are grouped by file. Each gives its location, the rule id and title linked to the
-rule's page, the trigger, impact and correction, and the suggested patch as a ``diff`` block.
-Finding text is plain text in which backticks mark code: code spans are kept, everything else
-is escaped as all plain text is (:func:`rlt_rules.export.inert.md_text`), so ``<`` or ``*`` in
-a trigger shows as written and never as HTML.
+Findings keep the order the review gives them (the schema's reading order). Each gives its
+file and lines, the rule id and title linked to the rule's page, the trigger, impact and
+correction, and the suggested patch as a ``diff`` block. Finding text is plain text in which
+backticks mark code: code spans are kept, and the rest is escaped only where Markdown would
+change it (:func:`rlt_rules.export.inert.md_prose`), so the raw comment reads as written while
+``<`` or ``*`` in a trigger shows as written and never as HTML.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..export.inert import md_text
+from ..export.inert import md_prose
 from ..export.markdown import code_block, rule_url
 from ..export.text import rule_heading
 from ..model import Library
@@ -34,10 +35,11 @@ def plain_text(text: str) -> str:
         parts: list[str] = []
         position = 0
         for match in _CODE_SPAN.finditer(joined):
-            parts.append(md_text(joined[position : match.start()]))
+            text_before = joined[position : match.start()]
+            parts.append(md_prose(text_before, at_line_start=position == 0))
             parts.append(match[0])
             position = match.end()
-        parts.append(md_text(joined[position:]))
+        parts.append(md_prose(joined[position:], at_line_start=position == 0))
         rendered.append("".join(parts))
     return "\n\n".join(rendered)
 
@@ -61,23 +63,22 @@ def render_markdown(
     """The review as one comment. ``link(rule_id)`` overrides the rule page URL."""
     link_for = link or (lambda rule_id: rule_url(site_url, rule_id))
     top = "#" * heading_level
-    groups = review.by_file()
     count = len(review.findings)
+    files = len({finding.location.path for finding in review.findings})
     noun = "finding" if count == 1 else "findings"
-    files = "file" if len(groups) == 1 else "files"
+    cited = md_prose(f"{library.title} {library.version}", at_line_start=False)
+    theirs = md_prose(review.library_version, at_line_start=False)
     blocks = [
-        f"{top} Review: {count} {noun}" + (f" in {len(groups)} {files}" if groups else ""),
-        f"Rules cited from {md_text(library.title)} {library.version} "
-        f"(the review cites {md_text(review.library_version)})."
+        f"{top} Review: {count} {noun}"
+        + (f" in {files} file{'s' * (files != 1)}" if files else ""),
+        f"Rules cited from {cited} (the review cites {theirs})."
         if review.library_version != library.version
-        else f"Rules cited from {md_text(library.title)} {library.version}.",
+        else f"Rules cited from {cited}.",
     ]
     if not review.findings:
         blocks.append("No findings.")
-    for path, findings in groups.items():
-        blocks.append(f"{top}# {code_span(path)}")
-        for finding in findings:
-            blocks.extend(_finding_blocks(finding, library, link_for, top + "##"))
+    for finding in review.findings:
+        blocks.extend(_finding_blocks(finding, library, link_for, top + "#"))
     return "\n\n".join(blocks) + "\n"
 
 
@@ -85,12 +86,13 @@ def _finding_blocks(
     finding: Finding, library: Library, link_for: Callable[[str], str], heading: str
 ) -> list[str]:
     rule = library.rule(finding.rule)
-    where = finding.location.lines_label()
+    where = f"{code_span(finding.location.path)}, {finding.location.lines_label()}"
     if finding.location.column is not None:
         where += f", column {finding.location.column}"
-    title = f"[{md_text(rule_heading(rule))}]({link_for(finding.rule)})"
+    title = md_prose(rule_heading(rule), at_line_start=False, link_text=True)
+    title = f"[{title}]({link_for(finding.rule)})"
     blocks = [
-        f"{heading} {where[0].upper()}{where[1:]}: {title}",
+        f"{heading} {where}: {title}",
         f"**Severity:** {finding.severity}",
         f"**Trigger:** {plain_text(finding.trigger)}",
         f"**Impact:** {plain_text(finding.impact)}",

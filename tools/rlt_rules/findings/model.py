@@ -104,16 +104,6 @@ class Review:
     library_version: str
     findings: tuple[Finding, ...]
 
-    def by_file(self) -> dict[str, tuple[Finding, ...]]:
-        """Findings grouped by file: files in order of first appearance, findings by line."""
-        groups: dict[str, list[Finding]] = {}
-        for finding in self.findings:
-            groups.setdefault(finding.location.path, []).append(finding)
-        return {
-            path: tuple(sorted(items, key=lambda f: (f.location.start_line, f.location.end_line)))
-            for path, items in groups.items()
-        }
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "library_version": self.library_version,

@@ -1,0 +1,283 @@
+"""The library as a read-only MCP server (the official MCP Python SDK's :class:`MCPServer`).
+
+Each tool is a thin view over library code: the listing, rule text and search of :mod:`.views`,
+the review context of :func:`rlt_rules.findings.context.review_context`, the findings check of
+:func:`rlt_rules.findings.check.check_answer` and the scan engine (:mod:`rlt_rules.scan`). A bad
+argument is a :class:`ToolError` whose message the agent reads (what is wrong, what exists);
+anything else the SDK reports as a failed call, and the server keeps serving.
+
+Resources: each rule's page as Markdown at ``rlt://rules/R03``. Prompt: ``review_change``, the
+library's preamble and the review loop through the tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resources import FunctionResource
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import Field
+
+from .. import mcp_names
+from ..about import NAME, VERSION
+from ..detect import DetectorSet
+from ..export.text import rule_heading
+from ..findings.check import check_answer
+from ..findings.context import ContextTooLong, review_context
+from ..model import Library, Status
+from ..scan import FileHit, ScanResult, detector_set, scan
+from ..scan.engine import scan_source
+from ..scan.render import json_data
+from . import views
+from .views import RuleDetail, RuleIndex, ViewError
+from .workspace import Workspace
+
+#: Every tool only reads: the library, the repository's files, ``git diff``.
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+#: How an answer is named in the positions ``check_findings`` gives.
+ANSWER_NAME = "answer.yaml"
+#: File names ``scan_code`` reads as Python.
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+Diff = Annotated[
+    str | None,
+    Field(description="the change as a unified diff (`git diff` output); or give `base`"),
+]
+Base = Annotated[
+    str | None,
+    Field(description="a revision (`main`, `origin/main...HEAD`): the change is `git diff BASE`"),
+]
+
+
+class Problem(TypedDict):
+    line: int
+    column: int
+    severity: str
+    message: str
+    rule: str | None
+
+
+class CheckOutcome(TypedDict):
+    ok: bool
+    findings: int | None
+    errors: int
+    warnings: int
+    problems: list[Problem]
+
+
+class _Server(MCPServer):
+    """An :class:`MCPServer` that refuses an argument a tool does not take (the SDK drops it
+    silently, so a misspelt ``limt`` would look accepted)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        taken = {
+            tool.name: tool.input_schema.get("properties", {}) for tool in await self.list_tools()
+        }
+        unknown = sorted(set(arguments) - set(taken.get(name, arguments)))
+        if unknown:
+            listed = ", ".join(taken[name]) or "none"
+            raise ToolError(
+                f"{name} takes no argument {', '.join(repr(key) for key in unknown)}; "
+                f"its arguments: {listed}"
+            )
+        return await super().call_tool(name, arguments, context)
+
+
+def build_server(library: Library, site_url: str | None, root: Path) -> MCPServer:
+    """The server for ``library``, reviewing the repository at ``root``; ``site_url`` is where
+    the rule pages are (links relative to the site root without it)."""
+    workspace = Workspace(root)
+    index = RuleIndex(library)
+    detectors = detector_set(library)
+    server = _Server(
+        NAME,
+        title=f"{library.title} {library.version}",
+        version=VERSION,
+        instructions=f"{library.title} {library.version}: code-review rules "
+        f"({library.id_span()}) cited by id. To review a change, call "
+        f"`{mcp_names.REVIEW_CONTEXT}`, answer in the findings format it shows and check the "
+        f"answer with `{mcp_names.CHECK_FINDINGS}`; the prompt `{mcp_names.REVIEW_PROMPT}` "
+        "walks the loop. Paths are relative to the repository the server runs in, "
+        f"{workspace.root}.",
+        log_level="WARNING",
+    )
+
+    def tool(name: str, description: str):
+        return server.tool(name=name, description=description, annotations=READ_ONLY)
+
+    @tool(
+        mcp_names.LIST_RULES,
+        "List the rules (id, title, category, status, tags, page), filtered by category, tag "
+        "or status; filters combine.",
+    )
+    def list_rules(
+        category: Annotated[str | None, Field(description="a category id")] = None,
+        tag: Annotated[str | None, Field(description="a tag")] = None,
+        status: Status | None = None,
+    ) -> views.RuleListing:
+        with _tool_errors():
+            shown = str(status) if status is not None else None
+            return views.listing(library, site_url, category, tag, shown)
+
+    @tool(
+        mcp_names.GET_RULE,
+        "One rule as Markdown: `statement` (the authors' words), `guidance` (triggers and "
+        "correction: what to spot and what to do) or `full` (its whole page: rationale, "
+        "impact and runnable bad/good examples).",
+    )
+    def get_rule(
+        rule_id: Annotated[str, Field(description="the rule's id, e.g. R03")],
+        detail: RuleDetail = RuleDetail.GUIDANCE,
+    ) -> views.RuleView:
+        with _tool_errors():
+            return views.rule_view(library, site_url, rule_id, detail)
+
+    @tool(
+        mcp_names.SEARCH_RULES,
+        "Find rules by words (ids, titles, tags, statements, triggers, corrections); most "
+        "words matched first.",
+    )
+    def search_rules(
+        query: Annotated[str, Field(description="words, e.g. 'preemption victim' or 'R07'")],
+        limit: Annotated[int, Field(ge=1, le=100, description="at most this many rules")] = 10,
+    ) -> views.SearchResults:
+        with _tool_errors():
+            return index.search(site_url, query, limit)
+
+    @tool(
+        mcp_names.REVIEW_CONTEXT,
+        "What a review of one change needs, as one Markdown document (as `rlt-rules "
+        "review-context` prints it): the preamble, the rules, the files and line ranges the "
+        "change touches, and the findings format to answer in.",
+    )
+    def review_context_tool(
+        diff: Diff = None,
+        base: Base = None,
+        max_chars: Annotated[
+            int | None,
+            Field(ge=1, description="keep the document within this many characters"),
+        ] = None,
+    ) -> str:
+        with _tool_errors():
+            change = workspace.change(diff, base)
+            try:
+                return review_context(library, site_url, change, max_chars=max_chars)
+            except ContextTooLong as error:
+                raise ViewError(str(error).replace("--max-chars", "max_chars")) from None
+
+    @tool(
+        mcp_names.CHECK_FINDINGS,
+        "Check a findings answer (YAML or JSON) against the findings format, the library, the "
+        "repository's files and the change: every problem in one call, each at its line and "
+        "column in the answer. `ok` is true when the answer has no errors.",
+    )
+    def check_findings(
+        answer: Annotated[str, Field(description="the answer: a findings document")],
+        diff: Diff = None,
+        base: Base = None,
+    ) -> CheckOutcome:
+        with _tool_errors():
+            change = workspace.change(diff, base)
+        result = check_answer(answer.encode("utf-8"), ANSWER_NAME, library, workspace.root, change)
+        review = result.review
+        return {
+            "ok": review is not None,
+            "findings": len(review.findings) if review is not None else None,
+            "errors": len(result.errors),
+            "warnings": len(result.warnings),
+            "problems": [
+                {
+                    "line": d.line,
+                    "column": d.column,
+                    "severity": str(d.severity),
+                    "message": d.message,
+                    "rule": d.rule_id,
+                }
+                for d in result.diagnostics
+            ],
+        }
+
+    @tool(
+        mcp_names.SCAN_CODE,
+        "Point at code shaped like a rule's triggers (the rules' detectors): hints for you to "
+        "judge, never verdicts. Give `paths` (files and folders of the repository), or `code` "
+        "with a `file_name`.",
+    )
+    def scan_code(
+        paths: Annotated[
+            list[str] | None, Field(description="files and folders, relative to the repository")
+        ] = None,
+        code: Annotated[str | None, Field(description="Python source to scan")] = None,
+        file_name: Annotated[
+            str | None, Field(description="the name `code` is reported under, e.g. sched.py")
+        ] = None,
+    ) -> dict[str, Any]:
+        with _tool_errors():
+            result = _scan(workspace, detectors, paths, code, file_name)
+        return json_data(result, library, site_url)
+
+    @server.prompt(
+        name=mcp_names.REVIEW_PROMPT,
+        description=f"Start a review of a change with {library.title}'s preamble and the "
+        "review loop through this server's tools.",
+    )
+    def review_change(base: str = "") -> str:
+        return views.review_prompt(library, base.strip() or None)
+
+    for rule in library.rules:
+        server.add_resource(
+            FunctionResource(
+                uri=views.rule_uri(rule.id),
+                name=rule.id,
+                title=rule_heading(rule),
+                description=views.resource_description(rule),
+                mime_type="text/markdown",
+                fn=partial(views.page_text, library, site_url, rule),
+            )
+        )
+    return server
+
+
+def serve(library: Library, site_url: str | None, root: Path) -> None:
+    """Serve over stdio until the client closes the connection."""
+    build_server(library, site_url, root).run("stdio")
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """A :class:`ViewError` becomes the :class:`ToolError` whose message the agent reads."""
+    try:
+        yield
+    except ViewError as error:
+        raise ToolError(str(error)) from None
+
+
+def _scan(
+    workspace: Workspace,
+    detectors: DetectorSet,
+    paths: list[str] | None,
+    code: str | None,
+    file_name: str | None,
+) -> ScanResult:
+    if paths is not None and code is not None:
+        raise ViewError("give `paths` or `code`, not both")
+    if paths is None and code is None:
+        raise ViewError("give `paths` to scan (files and folders), or `code` with a `file_name`")
+    if paths is not None:
+        return scan(workspace.paths(paths), detectors, cwd=workspace.root)
+    if not file_name or not file_name.endswith(PYTHON_SUFFIXES):
+        raise ViewError(
+            "give `file_name`, ending in .py: the detectors read Python, and hits name the file"
+        )
+    assert code is not None
+    found = scan_source(detectors, code)
+    hits = tuple(FileHit(file_name, hit) for hit in found.hits)
+    return ScanResult(hits, (), 1, found.suppressed)
