@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 from ..addresses import AddressError, project_addresses
+from ..config import ConfigError
+from ..discover import DiscoveryError, Workspace, open_workspace
 from ..findings.diff import Change, parse_diff
 from ..project import DEFAULT_RULES_DIR
 
@@ -32,6 +34,34 @@ def add_rules_option(
 ) -> None:
     """``--rules DIR``: the rules folder a command reads."""
     parser.add_argument("--rules", metavar="DIR", default=default, help=help)
+
+
+def add_library_option(parser: argparse.ArgumentParser) -> None:
+    """``--rules PATH`` for the commands that read the library wherever it is
+    (:mod:`rlt_rules.discover`)."""
+    parser.add_argument(
+        "--rules",
+        metavar="PATH",
+        default=None,
+        help="the rules folder or a rules.json bundle (default: library in [tool.rlt-rules], "
+        "else ./rules/ with library.yaml, else the library inside the package)",
+    )
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    """The reviewed repository's settings and the library (``--rules``, else as found)."""
+    try:
+        return open_workspace(args.rules, Path.cwd())
+    except (ConfigError, DiscoveryError) as error:
+        raise UsageError(str(error)) from None
+
+
+def site_url_of(found: Workspace, given: str | None) -> str | None:
+    """``--site-url``, else ``[tool.rlt-rules] site-url``, else the library's ``mkdocs.yml``."""
+    try:
+        return found.site_url(given)
+    except AddressError as error:
+        raise UsageError(str(error)) from None
 
 
 def add_site_url_option(parser: argparse.ArgumentParser) -> None:
@@ -55,14 +85,17 @@ def site_url_for(given: str | None, rules_dir: str | Path, version: str) -> str 
         raise UsageError(str(error)) from None
 
 
+def read_diff_text(argument: str) -> str:
+    """The text of the diff ``--diff`` names (``-``: stdin)."""
+    if argument == "-":
+        return sys.stdin.read()
+    path = Path(argument)
+    if not path.is_file():
+        raise UsageError(f"{argument}: no such file (--diff)")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 def read_change(argument: str) -> Change:
     """The diff ``--diff`` names (``-``: stdin); :class:`~rlt_rules.findings.diff.DiffError`
     when it is not a unified diff."""
-    if argument == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(argument)
-        if not path.is_file():
-            raise UsageError(f"{argument}: no such file (--diff)")
-        text = path.read_text(encoding="utf-8", errors="replace")
-    return parse_diff(text)
+    return parse_diff(read_diff_text(argument))
