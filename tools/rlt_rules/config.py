@@ -157,7 +157,10 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as error:
         found = _TOML_POSITION.search(str(error))
         line, column = (int(found[1]), int(found[2])) if found else (1, 1)
-        message = _TOML_POSITION.sub("", str(error)).strip()
+        if "(at end of document)" in str(error):
+            line, column = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+        message = _TOML_POSITION.sub("", str(error)).replace("(at end of document)", "")
+        message = message.strip()
         raise ConfigError(path, line, column, f"not valid TOML: {message}") from None
 
 
