@@ -122,7 +122,7 @@ def test_the_nearest_pyproject_with_the_table_is_read(tmp_path: Path) -> None:
     inner.mkdir()
     assert find_config(inner) == outer
     config = read_config(inner)
-    assert config.ignore == ("R10",) and config.root == tmp_path
+    assert config.ignore == ("R10",) and config.root == tmp_path  # above: named in full
     assert read_config(tmp_path.parent / "elsewhere").path is None
 
 
@@ -220,13 +220,13 @@ def test_select_ignore_exclude_and_per_file_ignores(
 def test_unknown_ids_in_the_configuration_are_errors_at_their_key(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = configure(repo, '\n[tool.rlt-rules.per-file-ignores]\n"tests/*" = ["R99"]\n')
+    configure(repo, '\n[tool.rlt-rules.per-file-ignores]\n"tests/*" = ["R99"]\n')
     code, _, err = run(capsys, "scan", "engine")
     assert code == 2
-    assert f"{path}:5:1: per-file-ignores: unknown rule or detector id(s) R99" in err
-    path = configure(repo, 'select = ["R10", "hasattr"]\n')
+    assert "rlt-rules scan: error: pyproject.toml:5:1: per-file-ignores: unknown rule or detector id(s) R99" in err
+    configure(repo, 'select = ["R10", "hasattr"]\n')
     code, _, err = run(capsys, "scan", "engine")
-    assert code == 2 and f"{path}:3:1: select: unknown rule or detector id(s) hasattr" in err
+    assert code == 2 and "pyproject.toml:3:1: select: unknown rule or detector id(s) hasattr" in err
 
 
 def test_preview_is_accepted_from_both_places(
@@ -286,3 +286,38 @@ def test_places_to_look_first_stay_within_the_budget(
     listed = re.findall(r"^- R\d+ `engine/runner.py:\d+`", section, re.MULTILINE)
     (more,) = re.findall(r"^- … (\d+) more: `rlt-rules scan --diff change.diff`$", section, re.M)
     assert len(listed) + int(more) == 82 and listed
+
+
+# --- the site page ---------------------------------------------------------------------------
+
+PAGE = ROOT / "site" / "configuration.md"
+
+
+def page_block(language: str, starting: str = "") -> str:
+    page = PAGE.read_text(encoding="utf-8")
+    found = re.findall(rf"^```{language}\n(.*?)^```", page, re.S | re.M)
+    (block,) = [block for block in found if block.startswith(starting)]
+    return block
+
+
+def test_the_pages_example_is_valid_for_this_library(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = page_block("toml")
+    config = parse_config(Path("pyproject.toml"), example)
+    assert config.select and config.per_file_ignores and config.exclude
+    write(repo / "pyproject.toml", example)
+    write(repo / "third_party" / "vendored.py", CODE)
+    code, out, err = run(capsys, "scan", ".")
+    assert code == 1, err
+    assert {path.split(":")[0] for path, _ in hints(out)} == {"engine/runner.py"}
+    assert [rule for _, rule in hints(out)] == ["R10"]  # R07's positional switch is ignored
+    assert "(https://rlt-rules.example/1.0.0/rules/R10/)" in out
+
+
+def test_the_pages_error_is_what_a_bad_key_prints(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure(repo, 'selekt = ["R10"]\n')
+    code, _, err = run(capsys, "scan", "engine")
+    assert (code, err) == (2, page_block("text", "rlt-rules scan: error:"))

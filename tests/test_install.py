@@ -204,7 +204,7 @@ def test_the_installed_wheel_reads_the_repositorys_configuration(
     pyproject.write_text('[project]\nname = "engine"\n\n[tool.rlt-rules]\nselekt = ["R10"]\n')
     scan = run_installed(venv, engine_repo, "scan", "engine")
     assert scan.returncode == 2
-    assert f"{pyproject}:5:1: unknown key 'selekt'" in scan.stderr
+    assert "pyproject.toml:5:1: unknown key 'selekt'" in scan.stderr
 
 
 # --- pre-commit ------------------------------------------------------------------------------

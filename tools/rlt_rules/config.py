@@ -106,10 +106,13 @@ def _has_table(path: Path) -> bool:
 
 def read_config(start: Path) -> RepoConfig:
     """The settings of the nearest ``[tool.rlt-rules]`` (:func:`find_config`), checked."""
-    path = find_config(start.absolute())
+    start = start.absolute()
+    path = find_config(start)
     if path is None:
         return RepoConfig()
-    return parse_config(path, path.read_text(encoding="utf-8"))
+    # Named as the user would: relative to where they stand when it is below it.
+    shown = path.relative_to(start) if path.is_relative_to(start) else path
+    return parse_config(shown, path.read_text(encoding="utf-8"))
 
 
 def parse_config(path: Path, text: str) -> RepoConfig:
