@@ -223,7 +223,8 @@ def test_unknown_ids_in_the_configuration_are_errors_at_their_key(
     configure(repo, '\n[tool.rlt-rules.per-file-ignores]\n"tests/*" = ["R99"]\n')
     code, _, err = run(capsys, "scan", "engine")
     assert code == 2
-    assert "rlt-rules scan: error: pyproject.toml:5:1: per-file-ignores: unknown rule or detector id(s) R99" in err
+    expected = "pyproject.toml:5:1: per-file-ignores: unknown rule or detector id(s) R99"
+    assert f"rlt-rules scan: error: {expected}" in err
     configure(repo, 'select = ["R10", "hasattr"]\n')
     code, _, err = run(capsys, "scan", "engine")
     assert code == 2 and "pyproject.toml:3:1: select: unknown rule or detector id(s) hasattr" in err

@@ -1,5 +1,7 @@
-"""What every command shares: exit codes, :class:`UsageError`, the ``--rules`` option, the
-site address (``--site-url``, else ``mkdocs.yml``'s: :mod:`rlt_rules.addresses`) and reading
+"""What every command shares: exit codes, :class:`UsageError`, the ``--rules`` option (a rules
+folder for the authoring commands; for the commands that read the library wherever it is, the
+library as :mod:`rlt_rules.discover` finds it), the site address (``--site-url``, else
+``[tool.rlt-rules] site-url``, else ``mkdocs.yml``'s: :mod:`rlt_rules.addresses`) and reading
 the diff of the change under review (``--diff``).
 
 Exit codes: 0 clean, 1 problems found in the input, 2 usage errors. A command raises
@@ -12,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..addresses import AddressError, project_addresses
+from ..addresses import AddressError
 from ..config import ConfigError
 from ..discover import DiscoveryError, Workspace, open_workspace
 from ..findings.diff import Change, parse_diff
@@ -73,16 +75,6 @@ def add_site_url_option(parser: argparse.ArgumentParser) -> None:
         "(<URL>rules/R03/; default: site_url in the mkdocs.yml beside the rules folder, plus "
         "the library version; '' for links relative to the site root)",
     )
-
-
-def site_url_for(given: str | None, rules_dir: str | Path, version: str) -> str | None:
-    """``--site-url`` as given (``""``: none), else the project's address for ``version``."""
-    if given is not None:
-        return given or None
-    try:
-        return project_addresses(rules_dir).pages(version)
-    except AddressError as error:
-        raise UsageError(str(error)) from None
 
 
 def read_diff_text(argument: str) -> str:
