@@ -106,6 +106,10 @@ class Workspace:
     def library(self) -> Library:
         return self.found.library
 
+    @property
+    def source(self) -> LibrarySource:
+        return self.found.source
+
     def site_url(self, given: str | None) -> str | None:
         """The site root for links: ``--site-url`` as given (``""``: none), else
         ``[tool.rlt-rules] site-url``, else the ``mkdocs.yml`` beside the library's folder or
@@ -115,7 +119,7 @@ class Workspace:
             return given or None
         if self.config.site_url is not None:
             return self.config.site_url or None
-        return project_addresses(self.found.source.path).pages(self.library.version)
+        return project_addresses(self.source.path).pages(self.library.version)
 
 
 def open_workspace(given: str | None, cwd: Path) -> Workspace:

@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
             change,
             max_chars=args.max_chars,
             diff_name=diff_name,
-            source=found.found.source.describe(),
-            library_option=found.found.source.option(),
+            source=found.source.describe(),
+            library_option=found.source.option(),
             places=places,
         )
     except ContextTooLong as error:
