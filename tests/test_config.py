@@ -13,6 +13,7 @@ import pytest
 from rlt_rules.cli import main
 from rlt_rules.config import ConfigError, find_config, key_position, parse_config, read_config
 from rlt_rules.discover import DiscoveryError, Origin, locate, packaged_library
+from rlt_rules.findings.context import Place
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"
@@ -322,3 +323,10 @@ def test_the_pages_error_is_what_a_bad_key_prints(
     configure(repo, 'selekt = ["R10"]\n')
     code, _, err = run(capsys, "scan", "engine")
     assert (code, err) == (2, page_block("text", "rlt-rules scan: error:"))
+
+
+def test_a_place_to_look_is_one_inert_line() -> None:
+    place = Place("R10", "engine/a`b.py", 3, "Guards <script>alert(1)</script>\non `x`")
+    assert place.text() == (
+        "- R10 ``engine/a`b.py:3``: Guards &lt;script>alert(1)&lt;/script> on `x`"
+    )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..about import NAME, VERSION
 from ..export.answer import answer_blocks
 from ..export.digest import Detail, fit_rules
-from ..export.inert import inert_library
+from ..export.inert import inert_library, inert_markdown
 from ..export.levels import FittedEach, fit_each, level_summary
 from ..export.markdown import site_base
 from ..model import Library
@@ -54,7 +54,9 @@ class Place:
     message: str
 
     def text(self) -> str:
-        return f"- {self.rule_id} {code_span(f'{self.path}:{self.line}')}: {self.message}"
+        """One list item; the detector's message on one line, made inert as rule text is."""
+        message = inert_markdown(" ".join(self.message.split()), at_line_start=False)
+        return f"- {self.rule_id} {code_span(f'{self.path}:{self.line}')}: {message}"
 
 
 def review_context(
@@ -127,8 +129,8 @@ def _document(head: list[str], note: str, rules: str, tail: list[str]) -> str:
 
 
 def place_blocks(places: Sequence[Place], budget: int | None, diff_name: str) -> list[str]:
-    """ "Places to look first": one line per hint, whole lines within ``budget`` characters and
-    a last line saying how many more ``rlt-rules scan --diff`` lists."""
+    """The places to look first: one line per hint, whole lines within ``budget`` characters,
+    and a last line saying how many more ``rlt-rules scan --diff`` lists."""
     if not places:
         return []
     intro = (
