@@ -69,7 +69,7 @@ def test_export_without_output_prints_to_stdout(capsys: pytest.CaptureFixture[st
 
 def test_export_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "export", "--format", "json", "--rules", str(tmp_path / "none"))
-    assert code == 2 and "no such directory" in err
+    assert code == 2 and "no such rules folder" in err
     code, _, err = run(
         capsys, "export", "--format", "json", "--rules", str(VALID), "-o", str(tmp_path)
     )

@@ -424,7 +424,7 @@ def test_cli_usage_errors_exit_2(tmp_path):
     code, _, err = run_cli(
         "findings", "check", str(SAMPLE_FINDINGS), "--rules", str(tmp_path / "none")
     )
-    assert code == 2 and "no such directory" in err
+    assert code == 2 and "no such rules folder" in err
     code, _, err = run_cli(
         "findings", "check", str(SAMPLE_FINDINGS), "--repo", str(tmp_path / "none")
     )

@@ -18,6 +18,7 @@ from rlt_rules import Library, load_library
 from rlt_rules.cli import main
 from rlt_rules.export.answer import field_lines
 from rlt_rules.export.digest import Detail, applicable_rules, rule_text
+from rlt_rules.export.levels import LABELS
 from rlt_rules.findings.context import ContextTooLong, review_context
 from rlt_rules.findings.diff import DiffError, FileStatus, LineRange, parse_diff
 from rlt_rules.schemas import load_schema
@@ -117,16 +118,53 @@ def test_the_context_holds_preamble_rules_change_and_answer_format(library, chan
     assert f"rlt-rules findings check ANSWER.yaml --repo . --diff {SAMPLE_DIFF}" in text
 
 
-@pytest.mark.parametrize(
-    ("max_chars", "detail"),
-    [(40_000, Detail.FULL), (25_000, Detail.GUIDANCE), (12_000, Detail.STATEMENT)],
-)
-def test_max_chars_gives_a_digest_of_whole_rules(library, change, max_chars, detail) -> None:
+def _levels(text: str) -> dict[str, Detail]:
+    """Each rule's detail, as the document's note says it."""
+    labels = {label: detail for detail, label in LABELS.items()}
+    (summary,) = re.findall(r"Detail per rule: (.*)\.$", text, re.MULTILINE)
+    levels = {}
+    for part in summary.split("; "):
+        label, ids = part.split(": ")
+        levels.update((rule_id, labels[label]) for rule_id in ids.split(", "))
+    return levels
+
+
+def test_max_chars_in_full_when_it_fits(library, change) -> None:
+    text = review_context(library, SITE_URL, change, max_chars=40_000)
+    for rule in applicable_rules(library):
+        assert rule_text(rule, Detail.FULL, SITE_URL, level=4) in text
+    assert "Detail per rule" not in text and "statement, triggers, impact and correction" in text
+
+
+#: From each detail, the details a rule could still be raised to (the passes of fit_each).
+RAISES = {
+    Detail.INDEX: (Detail.GUIDANCE, Detail.STATEMENT),
+    Detail.STATEMENT: (Detail.GUIDANCE,),
+    Detail.GUIDANCE: (Detail.FULL,),
+    Detail.FULL: (),
+}
+
+
+@pytest.mark.parametrize("max_chars", [30_000, 25_000, 20_000, 12_000, 8_000])
+def test_max_chars_gives_each_rule_the_most_detail_that_fits(library, change, max_chars) -> None:
+    """Rule by rule, triggers first; the document says which rule got what, and what is
+    left of the budget is too small to raise any rule one more step."""
     text = review_context(library, SITE_URL, change, max_chars=max_chars)
     assert len(text) <= max_chars
-    for rule in applicable_rules(library):
-        assert rule_text(rule, detail, SITE_URL, level=4) in text
+    levels = _levels(text)
+    assert sorted(levels) == [rule.id for rule in applicable_rules(library)]
+    for rule_id, detail in levels.items():
+        assert rule_text(library.rule(rule_id), detail, SITE_URL, level=4) in text
+    left = max_chars - len(text)
+    for rule_id, detail in levels.items():
+        rule = library.rule(rule_id)
+        now = len(rule_text(rule, detail, SITE_URL, level=4))
+        for better in RAISES[detail]:
+            assert len(rule_text(rule, better, SITE_URL, level=4)) - now > left, (rule_id, better)
     assert f"- `{SAMPLE_CODE}` (modified)" in text and "## How to answer" in text
+    if max_chars >= 20_000:  # the issue's budget: every rule but a few keeps its triggers
+        with_triggers = (Detail.GUIDANCE, Detail.FULL)
+        assert sum(detail in with_triggers for detail in levels.values()) >= 12
 
 
 def test_a_tight_budget_lists_whole_lines_and_says_what_is_left_out(library, change) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from .about import VERSION
 from .atomic import WriteRefused
 from .commands import examples as examples_command
 from .commands import export as export_command
@@ -25,6 +25,7 @@ from .commands import schema as schema_command
 from .commands import site as site_command
 from .commands import validate as validate_command
 from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
+from .discover import version_text
 from .model import LibraryError
 
 #: Every command group, in the order ``--help`` lists them.
@@ -47,11 +48,24 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rlt-rules",
         description="Validate, list, export and publish the Rlt Refactor rule library.",
     )
-    parser.add_argument("--version", action="version", version=f"rlt-rules {VERSION}")
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print rlt-rules' version and the library it reads here, and where it came from",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMAND_MODULES:
         module.add_parser(subparsers)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: found when asked, so ``--help`` never looks for a library."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
+        print(version_text(Path.cwd()))
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

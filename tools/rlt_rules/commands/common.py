@@ -1,5 +1,7 @@
-"""What every command shares: exit codes, :class:`UsageError`, the ``--rules`` option, the
-site address (``--site-url``, else ``mkdocs.yml``'s: :mod:`rlt_rules.addresses`) and reading
+"""What every command shares: exit codes, :class:`UsageError`, the ``--rules`` option (a rules
+folder for the authoring commands; for the commands that read the library wherever it is, the
+library as :mod:`rlt_rules.discover` finds it), the site address (``--site-url``, else
+``[tool.rlt-rules] site-url``, else ``mkdocs.yml``'s: :mod:`rlt_rules.addresses`) and reading
 the diff of the change under review (``--diff``).
 
 Exit codes: 0 clean, 1 problems found in the input, 2 usage errors. A command raises
@@ -11,10 +13,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..addresses import AddressError, project_addresses
+from ..addresses import AddressError
+from ..config import ConfigError
 from ..diffs import Change, parse_diff
+from ..discover import DiscoveryError, Workspace, open_workspace
 from ..project import DEFAULT_RULES_DIR
-from ..reading import ReadRefused, read_diff
+from ..reading import MAX_DIFF_BYTES, ReadRefused, read_diff
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -34,6 +38,34 @@ def add_rules_option(
     parser.add_argument("--rules", metavar="DIR", default=default, help=help)
 
 
+def add_library_option(parser: argparse.ArgumentParser) -> None:
+    """``--rules PATH`` for the commands that read the library wherever it is
+    (:mod:`rlt_rules.discover`)."""
+    parser.add_argument(
+        "--rules",
+        metavar="PATH",
+        default=None,
+        help="the rules folder or a rules.json bundle (default: library in [tool.rlt-rules], "
+        "else ./rules/ with library.yaml, else the library inside the package)",
+    )
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    """The reviewed repository's settings and the library (``--rules``, else as found)."""
+    try:
+        return open_workspace(args.rules, Path.cwd())
+    except (ConfigError, DiscoveryError) as error:
+        raise UsageError(str(error)) from None
+
+
+def site_url_of(found: Workspace, given: str | None) -> str | None:
+    """``--site-url``, else ``[tool.rlt-rules] site-url``, else the library's ``mkdocs.yml``."""
+    try:
+        return found.site_url(given)
+    except AddressError as error:
+        raise UsageError(str(error)) from None
+
+
 def add_site_url_option(parser: argparse.ArgumentParser) -> None:
     """``--site-url URL``: where this version's pages are; ``mkdocs.yml`` says so by default."""
     parser.add_argument(
@@ -45,21 +77,15 @@ def add_site_url_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def site_url_for(given: str | None, rules_dir: str | Path, version: str) -> str | None:
-    """``--site-url`` as given (``""``: none), else the project's address for ``version``."""
-    if given is not None:
-        return given or None
+def read_diff_text(argument: str, *, limit: int = MAX_DIFF_BYTES) -> str:
+    """The text of the diff ``--diff`` names (``-``: stdin), bounded (:mod:`rlt_rules.reading`)."""
     try:
-        return project_addresses(rules_dir).pages(version)
-    except AddressError as error:
+        return read_diff(argument, limit=limit)
+    except ReadRefused as error:
         raise UsageError(str(error)) from None
 
 
 def read_change(argument: str) -> Change:
     """The diff ``--diff`` names (``-``: stdin); :class:`~rlt_rules.findings.diff.DiffError`
     when it is not a unified diff."""
-    try:
-        text = read_diff(argument)
-    except ReadRefused as error:
-        raise UsageError(str(error)) from None
-    return parse_diff(text)
+    return parse_diff(read_diff_text(argument))

@@ -29,8 +29,14 @@ from ..export import reviewers
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
 from ..owned import MANIFEST, plan_replacements, with_manifest
-from ..project import load_library
-from .common import EXIT_OK, UsageError, add_rules_option, add_site_url_option, site_url_for
+from .common import (
+    EXIT_OK,
+    UsageError,
+    add_library_option,
+    add_site_url_option,
+    site_url_of,
+    workspace,
+)
 
 WIDTH = 88
 
@@ -52,7 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--format", required=True, choices=tuple(export.FORMATS), help="the export to render"
     )
     export_parser.add_argument("-o", "--output", metavar="PATH", help="file or folder to write")
-    add_rules_option(export_parser)
+    add_library_option(export_parser)
     add_site_url_option(export_parser)
     export_parser.add_argument(
         "--apply-to",
@@ -77,7 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "triggers, impact, correction and its examples' titles. Exits 2 for an unknown id.",
     )
     show_parser.add_argument("rule_id", metavar="ID", help="a rule id, e.g. R03")
-    add_rules_option(show_parser)
+    add_library_option(show_parser)
     show_parser.set_defaults(handler=run_show)
 
     list_parser = subparsers.add_parser(
@@ -94,14 +100,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     list_parser.add_argument(
         "--format", choices=("table", "json"), default="table", help="table (default) or json"
     )
-    add_rules_option(list_parser)
+    add_library_option(list_parser)
     list_parser.set_defaults(handler=run_list)
-
-
-def _load(rules_dir: str) -> Library:
-    if not Path(rules_dir).is_dir():
-        raise UsageError(f"{rules_dir}: no such directory (give the rules folder with --rules)")
-    return load_library(rules_dir)
 
 
 # --- export ------------------------------------------------------------------------------
@@ -115,7 +115,8 @@ def run_export(args: argparse.Namespace) -> int:
             raise UsageError(f"{output}: {args.format} writes a folder, and this is a file")
         if not writes_folder:
             check_output_file(output)
-    library = _load(args.rules)
+    found = workspace(args)
+    library = found.library
     options = {}
     if args.apply_to is not None:
         if "apply_to" not in export.FORMATS[args.format].options:
@@ -124,7 +125,7 @@ def run_export(args: argparse.Namespace) -> int:
             options["apply_to"] = reviewers.check_globs(args.apply_to)
         except ValueError as error:
             raise UsageError(f"--apply-to: {error}") from None
-    site_url = site_url_for(args.site_url, args.rules, library.version)
+    site_url = site_url_of(found, args.site_url)
     host = placeholder_host(site_url)
     if args.format == "reviewers" and host is not None:
         print(
@@ -250,7 +251,7 @@ def format_rule(library: Library, rule: Rule) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    library = _load(args.rules)
+    library = workspace(args).library
     wanted = args.rule_id.strip().upper()
     try:
         rule = library.rule(wanted)
@@ -265,7 +266,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    library = _load(args.rules)
+    library = workspace(args).library
     if args.category is not None and args.category not in {c.id for c in library.categories}:
         known = ", ".join(category.id for category in library.categories)
         raise UsageError(f"unknown category '{args.category}'; categories: {known}")

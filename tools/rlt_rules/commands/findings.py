@@ -13,20 +13,20 @@ import sys
 from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
+from ..discover import Workspace
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CheckResult, check_review
 from ..findings.diff import DiffError
-from ..model import Library
-from ..project import load_library
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
-    add_rules_option,
+    add_library_option,
     add_site_url_option,
     read_change,
-    site_url_for,
+    site_url_of,
+    workspace,
 )
 
 
@@ -76,7 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="the findings file (.yaml, .yml or .json)")
-    add_rules_option(parser)
+    add_library_option(parser)
     parser.add_argument(
         "--repo",
         metavar="DIR",
@@ -99,13 +99,11 @@ def _output(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _checked(args: argparse.Namespace) -> tuple[Library, CheckResult]:
+def _checked(args: argparse.Namespace) -> tuple[Workspace, CheckResult]:
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"{args.file}: no such file")
-    rules = Path(args.rules)
-    if not rules.is_dir():
-        raise UsageError(f"{args.rules}: no such directory (pass --rules DIR)")
+    found = workspace(args)
     repo = None
     if args.repo is not None:
         repo = Path(args.repo)
@@ -117,15 +115,14 @@ def _checked(args: argparse.Namespace) -> tuple[Library, CheckResult]:
             change = read_change(args.diff)
         except DiffError as error:
             raise UsageError(f"--diff {args.diff}: {error}") from None
-    library = load_library(rules)
-    result = check_review(path, library, repo, args.file, change)
+    result = check_review(path, found.library, repo, args.file, change)
     for diagnostic in result.diagnostics:
         print(diagnostic, file=sys.stderr)
-    return library, result
+    return found, result
 
 
 def run_check(args: argparse.Namespace) -> int:
-    _library, result = _checked(args)
+    _found, result = _checked(args)
     if result.review is None:
         print(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s)", file=sys.stderr)
         return EXIT_INVALID
@@ -144,10 +141,10 @@ def _emit(args: argparse.Namespace, data: bytes) -> None:
 def run_sarif(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(Path(args.output))
-    library, result = _checked(args)
+    found, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
-    site_url = site_url_for(args.site_url, args.rules, library.version)
+    library, site_url = found.library, site_url_of(found, args.site_url)
     _emit(args, findings_sarif.render(result.review, library, site_url))
     return EXIT_OK
 
@@ -155,10 +152,10 @@ def run_sarif(args: argparse.Namespace) -> int:
 def run_markdown(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(Path(args.output))
-    library, result = _checked(args)
+    found, result = _checked(args)
     if result.review is None:
         return EXIT_INVALID
-    site_url = site_url_for(args.site_url, args.rules, library.version)
+    library, site_url = found.library, site_url_of(found, args.site_url)
     text = findings_markdown.render_markdown(result.review, library, site_url)
     _emit(args, text.encode("utf-8"))
     return EXIT_OK

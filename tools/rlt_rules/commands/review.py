@@ -12,17 +12,20 @@ import sys
 from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
+from ..config import ConfigError
 from ..findings.context import ContextTooLong, review_context
-from ..findings.diff import DiffError
-from ..project import load_library
+from ..findings.diff import DiffError, parse_diff
+from ..scan import DiffError as ScanDiffError
+from ..scan import places_to_look
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
-    add_rules_option,
+    add_library_option,
     add_site_url_option,
-    read_change,
-    site_url_for,
+    read_diff_text,
+    site_url_of,
+    workspace,
 )
 
 
@@ -32,9 +35,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="print what an agent needs to review one change: rules, changed lines, answer format",
         description="Print one Markdown document for an agent reviewing a change: the "
         "library's preamble, the rules (in full, or in the most detail that fits --max-chars, "
-        "never cut inside a rule), the files and line ranges the diff changes, and the findings "
-        "format to answer in. Check the answer with `rlt-rules findings check ANSWER --repo . "
-        "--diff FILE`. Exit 1 when the diff or the library is invalid, 2 on usage errors.",
+        "never cut inside a rule), the files and line ranges the diff changes, the places the "
+        "detectors point at on its changed lines, and the findings format to answer in. Check "
+        "the answer with `rlt-rules findings check ANSWER --repo . --diff FILE`. Exit 1 when "
+        "the diff or the library is invalid, 2 on usage errors.",
     )
     parser.add_argument(
         "--diff",
@@ -45,9 +49,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--max-chars",
         metavar="N",
         type=_positive,
-        help="keep the document within N characters: the rules become a digest if needed",
+        help="keep the document within N characters: each rule gets the most detail that fits",
     )
-    add_rules_option(parser)
+    add_library_option(parser)
     add_site_url_option(parser)
     parser.add_argument(
         "-o", "--output", metavar="PATH", help="write here (replaced atomically), not to stdout"
@@ -68,21 +72,31 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(Path(args.output))
-    if not Path(args.rules).is_dir():
-        raise UsageError(f"{args.rules}: no such directory (give the rules folder with --rules)")
-    change = None
+    change = diff = None
     if args.diff is not None:
+        diff = read_diff_text(args.diff)
         try:
-            change = read_change(args.diff)
+            change = parse_diff(diff)
         except DiffError as error:
             print(f"{args.diff}: {error}", file=sys.stderr)
             return EXIT_INVALID
-    library = load_library(args.rules)
-    site_url = site_url_for(args.site_url, args.rules, library.version)
+    found = workspace(args)
+    site_url = site_url_of(found, args.site_url)
+    try:
+        places = places_to_look(diff, found.library, found.config, Path.cwd()) if diff else []
+    except (ConfigError, ScanDiffError) as error:
+        raise UsageError(str(error)) from None
     diff_name = args.diff if args.diff not in (None, "-") else "CHANGE.diff"
     try:
         text = review_context(
-            library, site_url, change, max_chars=args.max_chars, diff_name=diff_name
+            found.library,
+            site_url,
+            change,
+            max_chars=args.max_chars,
+            diff_name=diff_name,
+            source=found.source.describe(),
+            library_option=found.source.option(),
+            places=places,
         )
     except ContextTooLong as error:
         raise UsageError(str(error)) from None

@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
-from ..model import Library, Status
-from ..project import load_library
+from ..config import ConfigError
 from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
-from ..scan import DiffError, changed_lines, detector_set, scan
+from ..scan import DiffError, SelectionError, changed_lines, plan_scan, scan
 from ..scan.render import FORMATS
-from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
+from .common import EXIT_INVALID, EXIT_OK, UsageError, add_library_option, workspace
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "unified diff adds or changes are kept, and without PATH the diff's files are scanned "
         "(run it from the repository root). Suppress a hint on its line with "
         "`# rlt: ignore[R09] reason`; a suppression without a reason is reported. Exit 0 "
-        "with no hits, 1 with hits or unreadable files, 2 on usage errors.",
+        "with no hits, 1 with hits or unreadable files, 2 on usage errors. "
+        "[tool.rlt-rules] in the nearest pyproject.toml sets select, ignore, exclude, "
+        "per-file-ignores, preview, library and site-url; options given here override it.",
     )
     parser.add_argument("paths", metavar="PATH", nargs="*", help="Python files and folders")
     parser.add_argument(
@@ -42,7 +43,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--select",
         metavar="IDS",
-        help="only these rules' detectors, comma-separated (R07,R10)",
+        help="only these rules' or detectors' hints, comma-separated (R07,R10-hasattr-guard); "
+        "overrides select in [tool.rlt-rules]",
+    )
+    parser.add_argument(
+        "--preview",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the detectors in preview too (default: preview in [tool.rlt-rules], else off)",
     )
     parser.add_argument(
         "--format",
@@ -55,7 +63,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--site-url",
         metavar="URL",
-        help="the published site, for rule page links (<URL>rules/R03/; default: relative)",
+        help="the published site, for rule page links (<URL>rules/R03/; default: site-url in "
+        "[tool.rlt-rules], else relative)",
     )
     parser.add_argument(
         "--jobs",
@@ -77,27 +86,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=MAX_DIFF_BYTES,
         help=f"refuse a diff over N bytes (default: {MAX_DIFF_BYTES:,})",
     )
-    add_rules_option(parser)
+    add_library_option(parser)
     parser.set_defaults(handler=run_scan)
-
-
-def _selection(library: Library, select: str | None) -> set[str] | None:
-    if select is None:
-        return None
-    wanted = {part.strip().upper() for part in select.split(",") if part.strip()}
-    known = {rule.id for rule in library.rules}
-    unknown = sorted(wanted - known)
-    if unknown or not wanted:
-        raise UsageError(f"--select: unknown rule id(s) {', '.join(unknown) or '(none given)'}")
-    with_detectors = {
-        rule.id for rule in library.rules if rule.detectors and rule.status is Status.ACTIVE
-    }
-    if not wanted & with_detectors:
-        raise UsageError(
-            f"--select {select}: none of these rules has a detector; rules with detectors: "
-            + ", ".join(sorted(with_detectors))
-        )
-    return wanted
 
 
 def _read_diff(name: str, *, limit: int) -> str:
@@ -110,8 +100,6 @@ def _read_diff(name: str, *, limit: int) -> str:
 def run_scan(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_output_file(Path(args.output))  # before the scan, not after it
-    if not Path(args.rules).is_dir():
-        raise UsageError(f"{args.rules}: no such directory (give the rules folder with --rules)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     changed = None
@@ -134,14 +122,24 @@ def run_scan(args: argparse.Namespace) -> int:
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
-    library = load_library(args.rules)
-    detectors = detector_set(library, _selection(library, args.select))
+    found = workspace(args)
+    library = found.library
+    try:
+        plan = plan_scan(library, found.config, select=args.select, preview=args.preview)
+    except (SelectionError, ConfigError) as error:
+        raise UsageError(str(error)) from None
     result = scan(
-        paths, detectors, changed=changed, jobs=args.jobs, max_file_bytes=args.max_file_bytes
+        paths,
+        plan.detectors,
+        changed=changed,
+        jobs=args.jobs,
+        plan=plan,
+        max_file_bytes=args.max_file_bytes,
     )
     for problem in result.problems:
         print(f"{problem.path}: {problem.message}", file=sys.stderr)
-    data = FORMATS[args.format](result, library, args.site_url)
+    site_url = args.site_url if args.site_url is not None else found.config.site_url
+    data = FORMATS[args.format](result, library, site_url)
     if args.output is not None:
         write_atomic(Path(args.output), data)
     else:

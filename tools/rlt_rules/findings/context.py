@@ -10,30 +10,53 @@ library, the code and the change, and ``findings sarif`` or ``findings markdown`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from ..about import NAME, VERSION
 from ..export.answer import answer_blocks
 from ..export.digest import Detail, fit_rules
-from ..export.inert import inert_library
+from ..export.inert import inert_library, inert_markdown
+from ..export.levels import FittedEach, fit_each, level_summary
 from ..export.markdown import site_base
 from ..model import Library
 from .diff import Change, ChangedFile, FileStatus
 from .markdown import code_span
 
-_DETAIL_NOTES = {
-    Detail.FULL: "Each rule with its statement, triggers, impact and correction; its page has "
-    "the rationale and runnable examples.",
-    Detail.GUIDANCE: "A digest (the full text does not fit in {budget} characters): each "
-    "rule's triggers and correction. Read a rule's page for the rest before citing it.",
-    Detail.STATEMENT: "A digest (the full text does not fit in {budget} characters): each "
-    "rule's statement. Read a rule's page for its triggers, impact and correction before "
-    "citing it.",
-    Detail.INDEX: "An index (the rules' text does not fit in {budget} characters): one line "
-    "per rule. Read a rule's page before citing it.",
-}
+_FULL_NOTE = (
+    "Each rule with its statement, triggers, impact and correction; its page has the rationale "
+    "and runnable examples."
+)
+_EACH_NOTE = (
+    "A digest: the full text does not fit in {budget} characters, so each rule has the most "
+    "detail that fits, triggers first. Read a rule's page for the rest before citing it. "
+    "Detail per rule: {levels}."
+)
+_INDEX_NOTE = (
+    "An index (the rules' text does not fit in {budget} characters): one line per rule. Read a "
+    "rule's page before citing it."
+)
+#: The share of ``max_chars`` the places to look first may take; the rules get the rest.
+PLACES_SHARE = 4
 
 
 class ContextTooLong(ValueError):
     """``max_chars`` cannot hold the document even with one line per rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A changed line a detector points at: a place to look first, not a finding."""
+
+    rule_id: str
+    path: str
+    line: int
+    message: str
+
+    def text(self) -> str:
+        """One list item; the detector's message on one line, made inert as rule text is."""
+        message = inert_markdown(" ".join(self.message.split()), at_line_start=False)
+        return f"- {self.rule_id} {code_span(f'{self.path}:{self.line}')}: {message}"
 
 
 def review_context(
@@ -43,52 +66,97 @@ def review_context(
     *,
     max_chars: int | None = None,
     diff_name: str = "CHANGE.diff",
+    source: str | None = None,
+    library_option: str | None = None,
+    places: Sequence[Place] = (),
 ) -> str:
     """The document, at most ``max_chars`` characters when given (:class:`ContextTooLong`
-    when that cannot hold it)."""
+    when that cannot hold it). ``source`` says where the library came from;
+    ``library_option`` (``--rules PATH``) goes into the check command when the library is not
+    found without it; ``places`` are the detectors' hints on the changed lines."""
     shown = inert_library(library)
     head = [
         f"# Review a change with {shown.title} {library.version}",
         f"Prepared by {NAME} {VERSION} from {shown.title} {library.version}"
         + (f" ({site_base(site_url)})" if site_url else "")
         + ". Review the change below with the rules below and answer in the format at the end.",
+        f"Library: {shown.title} {library.version}, from {source}." if source else "",
         "## How to review",
         *shown.preamble,
     ]
-    check = f"{NAME} findings check ANSWER.yaml --repo ." + (
-        f" --diff {diff_name}" if change is not None else ""
-    )
+    check = f"{NAME} findings check ANSWER.yaml" + (f" {library_option}" if library_option else "")
+    check += " --repo ." + (f" --diff {diff_name}" if change is not None else "")
+    places_budget = None if max_chars is None else max_chars // PLACES_SHARE
     tail = [
         "## The change",
         *change_blocks(change),
+        *place_blocks(places, places_budget, diff_name),
         *answer_blocks(library, site_url, check=check),
     ]
     if max_chars is None:
         fitted = fit_rules(library, site_url, None, level=4, by_category=True)
-        return _document(head, fitted.detail, fitted.text, tail, None)
-    # Everything but the rules, with the longest of the notes that introduce them.
-    fixed = max(len(_document(head, detail, "x", tail, max_chars)) - 1 for detail in Detail)
-    budget = max_chars - fixed
-    fitted = fit_rules(library, site_url, budget, level=4, by_category=True)
-    if fitted.listed == 0 and fitted.left_out:
+        return _document(head, _FULL_NOTE, fitted.text, tail)
+    # Everything but the rules and their note: each adds its length and one separator.
+    fixed = len(_document(head, "x", "x", tail)) - 2
+    note = ""
+    for _ in range(len(Detail) + 8):
+        each = fit_each(library, site_url, max(max_chars - fixed - len(note), 0))
+        wanted = _each_note(each, max_chars)
+        if len(wanted) <= len(note):
+            break
+        note = wanted
+    if each.listed == 0 and each.left_out:
         raise ContextTooLong(
             f"--max-chars {max_chars} cannot hold the review context: without the rules it "
             f"takes {fixed} characters; give at least {fixed + 200}"
         )
-    text = _document(head, fitted.detail, fitted.text, tail, max_chars)
+    text = _document(head, _each_note(each, max_chars), each.text, tail)
     assert len(text) <= max_chars, (len(text), max_chars)
     return text
 
 
-def _note(detail: Detail, budget: int | None) -> str:
-    return _DETAIL_NOTES[detail].format(budget=budget)
+def _each_note(fitted: FittedEach, budget: int) -> str:
+    if all(detail is Detail.FULL for _, detail in fitted.levels) and not fitted.left_out:
+        return _FULL_NOTE
+    if fitted.left_out or all(detail is Detail.INDEX for _, detail in fitted.levels):
+        return _INDEX_NOTE.format(budget=budget)
+    return _EACH_NOTE.format(budget=budget, levels=level_summary(fitted))
 
 
-def _document(
-    head: list[str], detail: Detail, rules: str, tail: list[str], budget: int | None
-) -> str:
-    blocks = [*head, "## The rules", _note(detail, budget), rules, *tail]
+def _document(head: list[str], note: str, rules: str, tail: list[str]) -> str:
+    blocks = [*head, "## The rules", note, rules, *tail]
     return "\n\n".join(block for block in blocks if block) + "\n"
+
+
+def place_blocks(places: Sequence[Place], budget: int | None, diff_name: str) -> list[str]:
+    """The places to look first: one line per hint, whole lines within ``budget`` characters,
+    and a last line saying how many more ``rlt-rules scan --diff`` lists."""
+    if not places:
+        return []
+    intro = (
+        "## Places to look first\n\nThe library's detectors point at these changed lines. "
+        "Start there and judge each: a hint is not a finding, and most findings have no hint."
+    )
+
+    def more(count: int) -> str:
+        return f"- … {count} more: `{NAME} scan --diff {diff_name}`"
+
+    lines: list[str] = []
+    used = len(intro) + 2
+    for number, place in enumerate(places):
+        line = place.text()
+        after = len(places) - number - 1
+        reserve = len(more(after)) + 1 if after else 0
+        if budget is not None and used + len(line) + 1 + reserve > budget:
+            break
+        lines.append(line)
+        used += len(line) + 1
+    left = len(places) - len(lines)
+    if left:
+        if not lines and budget is not None and used + len(more(left)) > budget:
+            return []
+        lines.append(more(left))
+    return [intro, "\n".join(lines)]
 
 
 def change_blocks(change: Change | None) -> list[str]:

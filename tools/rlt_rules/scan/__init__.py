@@ -13,21 +13,28 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import RepoConfig
 from ..detect import DetectorSet
+from ..findings.context import Place
 from ..model import Library, Status
 from ..reading import MAX_FILE_BYTES
 from .diff import DiffError, changed_lines
 from .engine import REASONLESS, FileHit, Problem, scan_files
-from .files import Walk, shown_path
+from .files import PYTHON_SUFFIXES, Walk, shown_path
+from .plan import ScanPlan, SelectionError, plan_scan
 
 __all__ = [
     "REASONLESS",
     "DiffError",
     "FileHit",
     "Problem",
+    "ScanPlan",
     "ScanResult",
+    "SelectionError",
     "changed_lines",
     "detector_set",
+    "places_to_look",
+    "plan_scan",
     "scan",
 ]
 
@@ -64,14 +71,19 @@ def scan(
     changed: Mapping[str, frozenset[int]] | None = None,
     cwd: Path | None = None,
     jobs: int | None = None,
+    plan: ScanPlan | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
 ) -> ScanResult:
     """Scan the Python files of ``paths``. ``changed`` maps paths relative to ``cwd`` (a
-    diff's paths) to the lines to keep hits on; files it does not name are not scanned. A file
-    over ``max_file_bytes``, and what the walk could not read, are problems of the result."""
+    diff's paths) to the lines to keep hits on; files it does not name are not scanned.
+    ``plan`` (:func:`plan_scan`) leaves out the files the configuration excludes and the
+    hits its ``per-file-ignores`` ignore. A file over ``max_file_bytes``, and what the walk
+    could not read, are problems of the result."""
     base = (cwd or Path.cwd()).absolute()
     walk = Walk()
     files = list(walk.files(paths))
+    if plan is not None:
+        files = [file for file in files if not plan.excluded(file)]
     by_file: dict[Path, frozenset[int]] | None = None
     if changed is not None:
         by_file = {(base / path).absolute(): lines for path, lines in changed.items()}
@@ -90,7 +102,31 @@ def scan(
         shown = shown_path(file, base)
         if result.problem is not None:
             problems.append(Problem(shown, result.problem))
-        hits.extend(FileHit(shown, hit) for hit in result.hits)
+        hits.extend(
+            FileHit(shown, hit) for hit in result.hits if plan is None or plan.keeps(file, hit)
+        )
         suppressed += result.suppressed
     hits.sort(key=lambda h: (h.path, h.hit.line, h.hit.column, h.hit.rule_id, h.hit.detector_id))
     return ScanResult(tuple(hits), tuple(problems), len(files), suppressed)
+
+
+def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -> list[Place]:
+    """The places to look first in a change, for ``review-context``: one per hint on a line
+    ``diff`` adds, in path and line order, with the detectors ``config`` chooses. The diff's
+    files are read from ``cwd`` (the repository root); those not there are passed over.
+    :class:`DiffError` when ``diff`` is not a unified diff."""
+    changed = changed_lines(diff)
+    files = [
+        cwd / path
+        for path in sorted(changed)
+        if path.endswith(PYTHON_SUFFIXES) and (cwd / path).is_file()
+    ]
+    if not files:
+        return []
+    plan = plan_scan(library, config, select=None, preview=None)
+    result = scan(files, plan.detectors, changed=changed, cwd=cwd, plan=plan)
+    return [
+        Place(found.hit.rule_id, found.path, found.hit.line, found.hit.message)
+        for found in result.hits
+        if found.hit.detector_id != REASONLESS
+    ]

@@ -1,0 +1,48 @@
+"""The wheel's library: ``rules/`` exported as ``rlt_rules/library/rules.json`` and read back
+before it is packed, so a wheel never carries an invalid library (the build fails with every
+problem at its file, line and column). ``mkdocs.yml`` goes beside it, for the addresses of the
+pages it links. An editable install reads the checkout's ``rules/`` instead
+(:func:`rlt_rules.discover.packaged_library`)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class LibraryBundleHook(BuildHookInterface):
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel" or version == "editable":
+            return
+        root = Path(self.root)
+        sys.path.insert(0, str(root / "tools"))
+        try:
+            # The package being built, from its source tree: it is not installed here.
+            from rlt_rules.discover import PACKAGED, build_bundle
+            from rlt_rules.model import LibraryError
+        finally:
+            sys.path.remove(str(root / "tools"))
+        self._folder = Path(tempfile.mkdtemp(prefix="rlt-rules-wheel-"))
+        bundle = self._folder / PACKAGED.name
+        try:
+            build_bundle(root / "rules", bundle)
+        except LibraryError as error:
+            problems = "\n".join(str(diagnostic) for diagnostic in error.diagnostics)
+            message = f"the library is invalid; the wheel is not built:\n{problems}"
+            raise RuntimeError(message) from None
+        build_data["force_include"][str(bundle)] = f"rlt_rules/{PACKAGED.as_posix()}"
+        build_data["force_include"][str(root / "mkdocs.yml")] = (
+            f"rlt_rules/{PACKAGED.parent.as_posix()}/mkdocs.yml"
+        )
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        folder = getattr(self, "_folder", None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)

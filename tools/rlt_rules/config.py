@@ -1,0 +1,245 @@
+"""``[tool.rlt-rules]``: the reviewed repository's settings, from the nearest ``pyproject.toml``.
+
+As Ruff does, the nearest ``pyproject.toml`` (from the current folder up) that has the table
+is the one read; a ``pyproject.toml`` without it is passed over. Keys (Ruff's names where they
+overlap):
+
+- ``select``, ``ignore``: rule ids (``R07``) or detector ids (``R10-hasattr-guard``): which
+  detectors ``scan`` runs;
+- ``exclude``: globs (Git's wildcards, relative to the ``pyproject.toml``'s folder) of files
+  ``scan`` never reads, named files included (pre-commit names each staged file);
+- ``per-file-ignores``: a table of glob -> rule or detector ids ignored in those files;
+- ``preview``: ``scan --preview`` by default;
+- ``library``: the rules folder or ``rules.json`` bundle to use, relative to that folder;
+- ``site-url``: the published site's root for links to rule pages (``--site-url``).
+
+Command-line options override them. An unknown key or a wrong type is a :class:`ConfigError`
+naming the file, line and column: ``tomllib`` keeps no positions, so the key is found in the
+text (:func:`key_position`), and its table's header when the key is not on a line of its own.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FILE_NAME = "pyproject.toml"
+TABLE = ("tool", "rlt-rules")
+KEYS = ("select", "ignore", "exclude", "per-file-ignores", "preview", "library", "site-url")
+
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+_HEADER = re.compile(r"^\s*\[\[?(?P<key>[^\]]+)\]\]?\s*(#.*)?$")
+_KEY = re.compile(
+    r"""^\s*(?P<key>(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+    r"""(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*="""
+)
+
+
+class ConfigError(Exception):
+    """A ``[tool.rlt-rules]`` problem, at its file, line and column."""
+
+    def __init__(self, path: Path, line: int, column: int, message: str) -> None:
+        super().__init__(f"{path}:{line}:{column}: {message}")
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RepoConfig:
+    """The settings of ``[tool.rlt-rules]``; the defaults when ``path`` is None (none found).
+
+    ``library`` is resolved against the ``pyproject.toml``'s folder (``root``); ``select`` is
+    None when not set (every detector).
+    """
+
+    path: Path | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    preview: bool | None = None
+    library: Path | None = None
+    site_url: str | None = None
+    text: str = ""
+
+    @property
+    def root(self) -> Path | None:
+        """The folder the globs and ``library`` are relative to."""
+        return self.path.parent if self.path is not None else None
+
+    def position(self, *keys: str) -> tuple[int, int]:
+        """Where ``[tool.rlt-rules]``'s key path ``keys`` is written (1-based line, column)."""
+        return key_position(self.text, (*TABLE, *keys))
+
+    def error(self, message: str, *keys: str) -> ConfigError:
+        """A problem with the value of ``keys``, at its position."""
+        assert self.path is not None
+        return ConfigError(self.path, *self.position(*keys), message)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` holding ``[tool.rlt-rules]``."""
+    for folder in (start, *start.parents):
+        candidate = folder / FILE_NAME
+        if candidate.is_file() and _has_table(candidate):
+            return candidate
+    return None
+
+
+def _has_table(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    # Parse only a file that may hold the table: a broken pyproject.toml of another tool
+    # elsewhere up the tree is not ours to report.
+    if "rlt-rules" not in text:
+        return False
+    return _parse(path, text).get("tool", {}).get("rlt-rules") is not None
+
+
+def read_config(start: Path) -> RepoConfig:
+    """The settings of the nearest ``[tool.rlt-rules]`` (:func:`find_config`), checked."""
+    start = start.absolute()
+    path = find_config(start)
+    if path is None:
+        return RepoConfig()
+    # Named as the user would: relative to where they stand when it is below it.
+    shown = path.relative_to(start) if path.is_relative_to(start) else path
+    return parse_config(shown, path.read_text(encoding="utf-8"))
+
+
+def parse_config(path: Path, text: str) -> RepoConfig:
+    """``[tool.rlt-rules]`` of ``text`` (the file ``path``); :class:`ConfigError` when a key
+    is unknown or of the wrong type."""
+    table = _parse(path, text).get("tool", {}).get("rlt-rules", {})
+    empty = RepoConfig(path=path, text=text)
+    if not isinstance(table, dict):
+        raise ConfigError(path, *key_position(text, TABLE), "[tool.rlt-rules] must be a table")
+    for key in table:
+        if key not in KEYS:
+            raise empty.error(f"unknown key '{key}'; known keys: {', '.join(KEYS)}", key)
+    select = _ids(empty, table, "select") if "select" in table else None
+    per_file: dict[str, tuple[str, ...]] = {}
+    ignores = table.get("per-file-ignores", {})
+    if not isinstance(ignores, dict):
+        raise empty.error(
+            _expected("per-file-ignores", "a table of glob = [ids]", ignores), "per-file-ignores"
+        )
+    for glob in ignores:
+        per_file[glob] = _ids(empty, ignores, glob, ("per-file-ignores", glob))
+    preview = table.get("preview")
+    if preview is not None and not isinstance(preview, bool):
+        raise empty.error(_expected("preview", "true or false", preview), "preview")
+    library = _string(empty, table, "library")
+    site_url = _string(empty, table, "site-url")
+    if site_url and not site_url.startswith(("https://", "http://")):
+        raise empty.error(f"site-url must be an http(s) URL, got {site_url!r}", "site-url")
+    return RepoConfig(
+        path=path,
+        select=select,
+        ignore=_ids(empty, table, "ignore"),
+        exclude=_ids(empty, table, "exclude"),
+        per_file_ignores=per_file,
+        preview=preview,
+        library=(path.parent / library) if library else None,
+        site_url=site_url,
+        text=text,
+    )
+
+
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        found = _TOML_POSITION.search(str(error))
+        line, column = (int(found[1]), int(found[2])) if found else (1, 1)
+        if "(at end of document)" in str(error):
+            line, column = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+        message = _TOML_POSITION.sub("", str(error)).replace("(at end of document)", "")
+        message = message.strip()
+        raise ConfigError(path, line, column, f"not valid TOML: {message}") from None
+
+
+def _expected(key: str, expected: str, value: Any) -> str:
+    return f"{key} must be {expected}, got {type(value).__name__} {value!r}"
+
+
+def _ids(
+    config: RepoConfig, table: dict[str, Any], key: str, keys: tuple[str, ...] | None = None
+) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise config.error(_expected(key, "a list of strings", value), *(keys or (key,)))
+    return tuple(value)
+
+
+def _string(config: RepoConfig, table: dict[str, Any], key: str) -> str | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, str):
+        raise config.error(_expected(key, "a string", value), key)
+    return value
+
+
+def key_position(text: str, keys: tuple[str, ...]) -> tuple[int, int]:
+    """Where the key path ``keys`` is written in the TOML ``text``: the key's line and column,
+    else the deepest table header or key of its path found (a key inside an inline table is
+    at its table's key), else 1:1. Lines inside multi-line strings are not read as keys."""
+    best = (1, 1)
+    best_depth = 0
+    table: tuple[str, ...] = ()
+    in_string: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_string is not None:
+            if line.count(in_string) % 2 == 1:
+                in_string = None
+            continue
+        header = _HEADER.match(line)
+        found: tuple[str, ...] | None = None
+        if header is not None:
+            table = _dotted(header["key"]) or table
+            found = table
+        else:
+            key = _KEY.match(line)
+            if key is not None:
+                found = (*table, *(_dotted(key["key"]) or ()))
+                rest = line[key.end() :]
+                for quote in ('"""', "'''"):
+                    if rest.count(quote) % 2 == 1:
+                        in_string = quote
+        if found is None:
+            continue
+        depth = _common(found, keys)
+        if depth == len(found) and depth > best_depth:
+            best, best_depth = (number, len(line) - len(line.lstrip()) + 1), depth
+            if depth == len(keys):
+                return best
+    return best
+
+
+def _dotted(key: str) -> tuple[str, ...] | None:
+    """A dotted key's parts, as TOML reads them."""
+    try:
+        data: Any = tomllib.loads(f"{key} = 0")
+    except tomllib.TOMLDecodeError:
+        return None
+    parts: list[str] = []
+    while isinstance(data, dict) and len(data) == 1:
+        ((name, data),) = data.items()
+        parts.append(name)
+    return tuple(parts)
+
+
+def _common(found: tuple[str, ...], keys: tuple[str, ...]) -> int:
+    depth = 0
+    for mine, theirs in zip(found, keys, strict=False):
+        if mine != theirs:
+            break
+        depth += 1
+    return depth

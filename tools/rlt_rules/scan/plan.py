@@ -1,0 +1,147 @@
+"""Which detectors a scan runs, and on which files: ``--select`` and ``--preview`` over the
+reviewed repository's ``[tool.rlt-rules]`` (``select``, ``ignore``, ``exclude``,
+``per-file-ignores``, ``preview``).
+
+An id is a rule id (``R07``: every detector of the rule) or a detector id
+(``R10-hasattr-guard``). A mistake on the command line is a :class:`SelectionError`; one in
+the configuration a :class:`~rlt_rules.config.ConfigError` at its line and column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from ..config import ConfigError, RepoConfig
+from ..detect import DetectorSet, Hit
+from ..model import Library, Status
+
+
+class SelectionError(ValueError):
+    """``--select`` names no known rule, or no rule with a detector."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanPlan:
+    """The detectors to run, the files never read, and the ids ignored per file.
+
+    ``preview`` is ``--preview``, else ``[tool.rlt-rules] preview``, else off.
+    """
+
+    detectors: DetectorSet
+    preview: bool
+    root: Path | None = None
+    exclude: pathspec.GitIgnoreSpec | None = None
+    per_file: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = ()
+
+    def excluded(self, path: Path) -> bool:
+        """Whether ``exclude`` keeps ``path`` from being read."""
+        relative = self._relative(path)
+        return bool(relative and self.exclude is not None and self.exclude.match_file(relative))
+
+    def keeps(self, path: Path, hit: Hit) -> bool:
+        """Whether ``per-file-ignores`` leaves ``hit`` (in ``path``) reported."""
+        relative = self._relative(path)
+        if relative is None:
+            return True
+        ids = {hit.rule_id, hit.qualified_id}
+        return not any(
+            spec.match_file(relative) and ids & set(ignored) for spec, ignored in self.per_file
+        )
+
+    def _relative(self, path: Path) -> str | None:
+        if self.root is None:
+            return None
+        try:
+            return path.absolute().relative_to(self.root.absolute()).as_posix()
+        except ValueError:
+            return None
+
+
+def detector_ids(library: Library) -> dict[str, str]:
+    """Every id a selection may name, mapped to its rule: rule ids and detector ids."""
+    ids = {rule.id: rule.id for rule in library.rules}
+    ids.update(
+        (f"{rule.id}-{detector.id}", rule.id)
+        for rule in library.rules
+        for detector in rule.detectors
+    )
+    return ids
+
+
+def plan_scan(
+    library: Library, config: RepoConfig, *, select: str | None, preview: bool | None
+) -> ScanPlan:
+    """The plan for a scan: ``select`` (``--select``, comma-separated) overrides the
+    configuration's ``select``; its ``ignore`` always applies."""
+    known = detector_ids(library)
+    for key, ids in (("select", config.select or ()), ("ignore", config.ignore)):
+        _check_configured(config, known, ids, (key,))
+    for glob, ids in config.per_file_ignores.items():
+        _check_configured(config, known, ids, ("per-file-ignores", glob))
+    if select is not None:
+        wanted = _command_line_selection(library, known, select)
+    elif config.select is not None:
+        wanted = set(config.select)
+    else:
+        wanted = None
+    ignored = set(config.ignore)
+    entries = [
+        (rule.id, detector)
+        for rule in library.rules
+        if rule.status is Status.ACTIVE
+        for detector in rule.detectors
+        if _chosen(rule.id, f"{rule.id}-{detector.id}", wanted, ignored)
+    ]
+    root = config.root
+    return ScanPlan(
+        DetectorSet(entries),
+        preview=bool(preview if preview is not None else config.preview),
+        root=root,
+        exclude=pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None,
+        per_file=tuple(
+            (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(ids))
+            for glob, ids in config.per_file_ignores.items()
+        ),
+    )
+
+
+def _chosen(rule_id: str, detector_id: str, wanted: set[str] | None, ignored: set[str]) -> bool:
+    if rule_id in ignored or detector_id in ignored:
+        return False
+    return wanted is None or rule_id in wanted or detector_id in wanted
+
+
+def _check_configured(
+    config: RepoConfig, known: dict[str, str], ids: Iterable[str], keys: Sequence[str]
+) -> None:
+    unknown = [item for item in ids if item not in known]
+    if unknown:
+        raise config.error(
+            f"{keys[0]}: unknown rule or detector id(s) {', '.join(unknown)}; ids are rule ids "
+            "(R07) or detector ids (R10-hasattr-guard): `rlt-rules list`",
+            *keys,
+        )
+
+
+def _command_line_selection(library: Library, known: dict[str, str], select: str) -> set[str]:
+    wanted = {part.strip() for part in select.split(",") if part.strip()}
+    wanted = {item.upper() if item.upper() in known else item for item in wanted}
+    unknown = sorted(wanted - set(known))
+    if unknown or not wanted:
+        raise SelectionError(f"--select: unknown rule id(s) {', '.join(unknown) or '(none given)'}")
+    with_detectors = {
+        rule.id for rule in library.rules if rule.detectors and rule.status is Status.ACTIVE
+    }
+    if not {known[item] for item in wanted} & with_detectors:
+        raise SelectionError(
+            f"--select {select}: none of these rules has a detector; rules with detectors: "
+            + ", ".join(sorted(with_detectors))
+        )
+    return wanted
+
+
+__all__ = ["ConfigError", "ScanPlan", "SelectionError", "detector_ids", "plan_scan"]
