@@ -472,7 +472,7 @@ def test_mcp_command_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["mcp", "--rules", str(RULES), "--repo", str(tmp_path / "none")]) == 2
     assert "no such directory (--repo)" in capsys.readouterr().err
     assert main(["mcp", "--rules", str(tmp_path / "none")]) == 2
-    assert "no such directory" in capsys.readouterr().err
+    assert "no such rules folder" in capsys.readouterr().err
     broken = tmp_path / "rules"
     shutil.copytree(RULES, broken)
     (broken / "R03.yaml").write_text("id: R03\n", encoding="utf-8")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..model import Library
-from ..project import load_library
-from .common import EXIT_OK, UsageError, add_rules_option, add_site_url_option, site_url_for
+from ..config import ConfigError
+from ..discover import DiscoveryError, Workspace, open_workspace
+from .common import EXIT_OK, UsageError, add_library_option, add_site_url_option, site_url_of
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -31,26 +31,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the reviewed repository: paths, findings and `git diff` are relative to it "
         "(default: the current folder)",
     )
-    add_rules_option(parser)
+    add_library_option(parser)
     add_site_url_option(parser)
     parser.set_defaults(handler=run)
 
 
-def _library(args: argparse.Namespace) -> Library:
-    """The library the server serves, found as the other commands find it."""
-    if not Path(args.rules).is_dir():
-        raise UsageError(f"{args.rules}: no such directory (give the rules folder with --rules)")
-    return load_library(args.rules)
+def _workspace(args: argparse.Namespace, root: Path) -> Workspace:
+    """The library the server serves, found as the other commands find it, from the reviewed
+    repository (its ``[tool.rlt-rules]``, else ``rules/``, else the library in the package)."""
+    try:
+        return open_workspace(args.rules, root.resolve())
+    except (ConfigError, DiscoveryError) as error:
+        raise UsageError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
     root = Path(args.repo)
     if not root.is_dir():
         raise UsageError(f"{args.repo}: no such directory (--repo)")
-    library = _library(args)
+    found = _workspace(args, root)
     # The MCP SDK takes a second or more to import (pydantic, anyio, starlette): optional for
     # every other command, so only `rlt-rules mcp` loads it.
     from ..mcp_server import serve
 
-    serve(library, site_url_for(args.site_url, args.rules, library.version), root)
+    serve(found, site_url_of(found, args.site_url), root)
     return EXIT_OK

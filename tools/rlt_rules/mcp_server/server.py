@@ -26,12 +26,15 @@ from pydantic import Field
 
 from .. import mcp_names
 from ..about import NAME, VERSION
+from ..config import ConfigError
 from ..detect import DetectorSet
+from ..discover import Workspace as LibraryWorkspace
 from ..export.text import rule_heading
 from ..findings.check import check_answer
 from ..findings.context import ContextTooLong, review_context
 from ..model import Library, Status
-from ..scan import FileHit, ScanResult, detector_set, scan
+from ..scan import DiffError as ScanDiffError
+from ..scan import FileHit, ScanResult, detector_set, places_to_look, scan
 from ..scan.engine import scan_source
 from ..scan.render import json_data
 from . import views
@@ -91,9 +94,18 @@ class _Server(MCPServer):
         return await super().call_tool(name, arguments, context)
 
 
-def build_server(library: Library, site_url: str | None, root: Path) -> MCPServer:
+def build_server(
+    library: Library,
+    site_url: str | None,
+    root: Path,
+    *,
+    found: LibraryWorkspace | None = None,
+) -> MCPServer:
     """The server for ``library``, reviewing the repository at ``root``; ``site_url`` is where
-    the rule pages are (links relative to the site root without it)."""
+    the rule pages are (links relative to the site root without it). ``found`` (the library's
+    source and the repository's ``[tool.rlt-rules]``) makes the review context the one
+    ``rlt-rules review-context`` prints there: where the library came from, and the places to
+    look first."""
     workspace = Workspace(root)
     index = RuleIndex(library)
     detectors = detector_set(library)
@@ -167,9 +179,24 @@ def build_server(library: Library, site_url: str | None, root: Path) -> MCPServe
         ] = None,
     ) -> str:
         with _tool_errors():
-            change = workspace.change(diff, base)
+            text = workspace.diff_text(diff, base)
+            change = workspace.change(text, None)
+            places = []
+            if text and found is not None:
+                try:
+                    places = places_to_look(text, library, found.config, root.resolve())
+                except (ConfigError, ScanDiffError) as error:
+                    raise ViewError(str(error)) from None
             try:
-                return review_context(library, site_url, change, max_chars=max_chars)
+                return review_context(
+                    library,
+                    site_url,
+                    change,
+                    max_chars=max_chars,
+                    source=found.source.describe() if found is not None else None,
+                    library_option=found.source.option() if found is not None else None,
+                    places=places,
+                )
             except ContextTooLong as error:
                 raise ViewError(str(error).replace("--max-chars", "max_chars")) from None
 
@@ -246,9 +273,9 @@ def build_server(library: Library, site_url: str | None, root: Path) -> MCPServe
     return server
 
 
-def serve(library: Library, site_url: str | None, root: Path) -> None:
-    """Serve over stdio until the client closes the connection."""
-    build_server(library, site_url, root).run("stdio")
+def serve(found: LibraryWorkspace, site_url: str | None, root: Path) -> None:
+    """Serve the library ``found`` over stdio until the client closes the connection."""
+    build_server(found.library, site_url, root, found=found).run("stdio")
 
 
 @contextmanager

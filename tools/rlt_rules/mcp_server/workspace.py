@@ -20,14 +20,20 @@ class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
 
-    def change(self, diff: str | None, base: str | None) -> Change | None:
-        """The change ``diff`` holds, or ``git diff BASE`` in the repository; None for neither."""
+    def diff_text(self, diff: str | None, base: str | None) -> str | None:
+        """The diff given, or ``git diff BASE`` in the repository; None for neither."""
         if diff is not None and base is not None:
             raise ViewError("give the change as `diff` or as `base`, not both")
         if base is not None:
-            diff = self.git_diff(base)
-        if diff is None:
+            return self.git_diff(base)
+        return diff
+
+    def change(self, diff: str | None, base: str | None) -> Change | None:
+        """The change ``diff`` holds, or ``git diff BASE`` in the repository; None for neither."""
+        text = self.diff_text(diff, base)
+        if text is None:
             return None
+        diff = text
         try:
             return parse_diff(diff)
         except DiffError as error:
