@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from rlt_rules import Library
+from rlt_rules import Library, load_library
 from rlt_rules.export.text import expected_output
 from rlt_rules.model import Example, Rule
 from rlt_rules.pairs import pairs_of
@@ -431,6 +431,22 @@ def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Pat
         expect(page).to_have_url(f"{url}1.2.0/")
         expect(page.locator("[data-md-component=outdated]")).to_be_visible()
         expect(page.locator("[data-md-component=outdated]")).to_contain_text("older version")
+        # The banner leads to the same page in the latest version, on a wide screen and a phone.
+        rule_id = _fixture_rule_id()
+        for width in (1280, 390):
+            with _page_at(page.context.browser, width=width) as narrow:
+                narrow.goto(f"{url}1.2.0/")  # the version selector notes the version is old
+                narrow.goto(f"{url}1.2.0/rules/{rule_id}/")
+                latest = narrow.locator("[data-md-component=outdated] a[data-rlt-latest]")
+                expect(latest).to_be_visible()
+                latest.click()
+                expect(narrow).to_have_url(f"{url}latest/rules/{rule_id}/")
+                expect(narrow.locator("h1")).to_contain_text(rule_id)
+                expect(narrow.locator("[data-md-component=outdated]")).to_be_hidden()
+
+
+def _fixture_rule_id() -> str:
+    return load_library(FIXTURE_RULES).rules[0].id
 
 
 def _git(cwd: Path, *arguments: str, text: bool = True):
