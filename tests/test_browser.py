@@ -22,6 +22,7 @@ from rlt_rules.export.text import expected_output
 from rlt_rules.model import Example, Rule
 from rlt_rules.pairs import pairs_of
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
+from rlt_rules.site.titles import text_segments
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -96,6 +97,11 @@ def _paired_rule(library: Library) -> Rule:
     return rule
 
 
+def shown_title(title: str) -> str:
+    """A title as a reader sees it: its code spans as code, without their backticks."""
+    return "".join(text for _, text in text_segments(title))
+
+
 def _example(page: Page, example: Example):
     return page.locator(f'[data-example="{example.kind}-{example.name}"]')
 
@@ -113,7 +119,7 @@ def _assert_shows_example(page: Page, rule: Rule, example: Example) -> None:
     """The example's title, program (its marked lines highlighted) and stated output."""
     block = _example(page, example)
     expect(block).to_be_visible()
-    expect(block).to_contain_text(example.title)
+    expect(block).to_contain_text(shown_title(example.title))
     program, _ = split_output(example.code)
     code = block.locator(".highlight").first
     assert [line for line in code.inner_text().splitlines() if line.strip()] == [

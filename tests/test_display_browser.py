@@ -124,6 +124,11 @@ def test_every_code_line_is_visible_in_answered_practice(
         expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
         expect(page.locator("[data-rlt-reveal]")).to_have_count(len(items))
         checked = _assert_every_line_visible(page, f"practice at {width} px")
+        # Titles there too show their code spans as code.
+        for item in items:
+            reveal = page.locator(f'[data-rlt-item="{item.key}"] [data-rlt-reveal]')
+            spans = [text for kind, text in text_segments(item.pair.bad.title) if kind == "code"]
+            assert reveal.locator(".rlt-reveal__title code").all_inner_texts() == spans
     with_diff = sum(1 for item in items if item.pair.diff())
     assert checked == len(items) + with_diff
 
