@@ -70,7 +70,34 @@ HIDDEN_TEXT = """() => {
 }"""
 
 #: Every tab of a tab set laid out as the selected one is (a pair's Bad and Good on a phone).
-ALL_TABS = ".md-typeset .tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }"
+ALL_TABS = (
+    ".md-typeset .tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }"
+)
+
+
+#: Each line of code that takes more than one row: where its first row and its later rows
+#: start, its indentation, the width of a character, and its continuation mark.
+WRAPPED_LINES = """() => {
+  const out = [];
+  for (const line of document.querySelectorAll('.md-content code > span[id^="__span-"]')) {
+    const text = line.textContent.replace(/\\n$/, '');
+    const height = line.getBoundingClientRect().height;
+    const lineHeight = parseFloat(getComputedStyle(line).lineHeight);
+    if (!text.trim() || height < 1.5 * lineHeight) continue;
+    const range = document.createRange();
+    range.selectNodeContents(line);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    const top = rects[0].top;
+    const first = Math.min(...rects.filter(r => r.top < top + 2).map(r => r.left));
+    const later = Math.min(...rects.filter(r => r.top > top + 2).map(r => r.left));
+    out.push({
+      text: text.slice(0, 40), first, later, indent: /^ */.exec(text)[0].length,
+      ch: parseFloat(getComputedStyle(line).fontSize) * 0.6,
+      mark: getComputedStyle(line, '::after').content,
+    });
+  }
+  return out;
+}"""
 
 
 def _assert_every_line_visible(page: Page, where: str) -> int:
@@ -163,27 +190,7 @@ def test_a_wrapped_line_is_marked_and_keeps_its_indentation(
     right of the line's indentation, behind a continuation mark."""
     with _page_at(browser, width=width) as page:
         page.goto(f"{site_url}learn/{built_site.library.categories[0].id}/")
-        rows = page.evaluate(
-            """() => {
-              const out = [];
-              for (const line of document.querySelectorAll('.md-content code > span[id^="__span-"]')) {
-                const text = line.textContent.replace(/\\n$/, '');
-                const height = line.getBoundingClientRect().height;
-                const lineHeight = parseFloat(getComputedStyle(line).lineHeight);
-                if (!text.trim() || height < 1.5 * lineHeight) continue;
-                const range = document.createRange();
-                range.selectNodeContents(line);
-                const rects = [...range.getClientRects()].filter(r => r.width > 0);
-                const first = Math.min(...rects.filter(r => r.top < rects[0].top + 2).map(r => r.left));
-                const later = Math.min(...rects.filter(r => r.top > rects[0].top + 2).map(r => r.left));
-                const indent = /^ */.exec(text)[0].length;
-                out.push({text: text.slice(0, 40), first, later, indent,
-                          ch: parseFloat(getComputedStyle(line).fontSize) * 0.6,
-                          mark: getComputedStyle(line, '::after').content});
-              }
-              return out;
-            }"""
-        )
+        rows = page.evaluate(WRAPPED_LINES)
     assert rows, f"no line wraps at {width} px: the check checks nothing"
     for row in rows:
         # Continuation rows start right of the line's own indentation (indentation of a diff's

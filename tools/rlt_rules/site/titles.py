@@ -86,9 +86,7 @@ def name_as_written(name: str, texts: Iterable[str]) -> str:
     written = "\n".join(prose)
     out: list[str] = []
     start = 0
-    first_is_code = words[0] in code and (
-        words[0] in vars(builtins) or keyword.iskeyword(words[0])
-    )
+    first_is_code = words[0] in code and (words[0] in vars(builtins) or keyword.iskeyword(words[0]))
     while start < len(words):
         for end in range(len(words), start, -1):
             form = _consistent_form(words[start:end], written)
