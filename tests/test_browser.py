@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from rlt_rules import Library
+from rlt_rules import Library, load_library
 from rlt_rules.export.text import expected_output
 from rlt_rules.model import Example, Rule
 from rlt_rules.pairs import pairs_of
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
+from rlt_rules.site.titles import text_segments
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -96,6 +97,11 @@ def _paired_rule(library: Library) -> Rule:
     return rule
 
 
+def shown_title(title: str) -> str:
+    """A title as a reader sees it: its code spans as code, without their backticks."""
+    return "".join(text for _, text in text_segments(title))
+
+
 def _example(page: Page, example: Example):
     return page.locator(f'[data-example="{example.kind}-{example.name}"]')
 
@@ -113,7 +119,7 @@ def _assert_shows_example(page: Page, rule: Rule, example: Example) -> None:
     """The example's title, program (its marked lines highlighted) and stated output."""
     block = _example(page, example)
     expect(block).to_be_visible()
-    expect(block).to_contain_text(example.title)
+    expect(block).to_contain_text(shown_title(example.title))
     program, _ = split_output(example.code)
     code = block.locator(".highlight").first
     assert [line for line in code.inner_text().splitlines() if line.strip()] == [
@@ -348,10 +354,10 @@ def _describe(violations: list[dict]) -> str:
     return "\n".join(lines)
 
 
-#: The pages axe checks, at each width: every page on a wide screen; at 390 px the index
-#: cards, a rule's pairs as tabs and a table that scrolls.
+#: The pages axe checks, at each width: every page on a wide screen; at 390 px the home page's
+#: way to Learn, the index cards, a rule's pairs as tabs and a table that scrolls.
 A11Y_VIEWS = [(name, 1280) for name in A11Y_PAGES] + [
-    (name, 390) for name in ("index", "rule", "format")
+    (name, 390) for name in ("home", "index", "rule", "format")
 ]
 
 
@@ -431,6 +437,22 @@ def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Pat
         expect(page).to_have_url(f"{url}1.2.0/")
         expect(page.locator("[data-md-component=outdated]")).to_be_visible()
         expect(page.locator("[data-md-component=outdated]")).to_contain_text("older version")
+        # The banner leads to the same page in the latest version, on a wide screen and a phone.
+        rule_id = _fixture_rule_id()
+        for width in (1280, 390):
+            with _page_at(page.context.browser, width=width) as narrow:
+                narrow.goto(f"{url}1.2.0/")  # the version selector notes the version is old
+                narrow.goto(f"{url}1.2.0/rules/{rule_id}/")
+                latest = narrow.locator("[data-md-component=outdated] a[data-rlt-latest]")
+                expect(latest).to_be_visible()
+                latest.click()
+                expect(narrow).to_have_url(f"{url}latest/rules/{rule_id}/")
+                expect(narrow.locator("h1")).to_contain_text(rule_id)
+                expect(narrow.locator("[data-md-component=outdated]")).to_be_hidden()
+
+
+def _fixture_rule_id() -> str:
+    return load_library(FIXTURE_RULES).rules[0].id
 
 
 def _git(cwd: Path, *arguments: str, text: bool = True):

@@ -14,7 +14,13 @@ pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
 
 from site_fixtures import BuiltSite  # noqa: E402
-from test_browser import PALETTES, _blocking_violations, _describe, _page_at  # noqa: E402
+from test_browser import (  # noqa: E402
+    PALETTES,
+    _blocking_violations,
+    _describe,
+    _page_at,
+    shown_title,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -59,7 +65,7 @@ def test_item_reveals_nothing_before_the_answer(
         expect(section.locator("a")).to_have_count(0)
         expect(section.locator("[data-rlt-reveal]")).to_have_count(0)
         text = section.inner_text()
-        assert item.pair.bad.title not in text
+        assert shown_title(item.pair.bad.title) not in text
         assert item.pair.name not in text
         choices = section.locator("fieldset button.rlt-choice")
         expect(choices).to_have_count(len(item.choices))
@@ -105,8 +111,8 @@ def test_right_answer_shows_the_lines_the_explanation_the_diff_and_the_rule(
     highlighted = section.locator(".rlt-program .hll").all_text_contents()
     assert [line.rstrip("\n") for line in highlighted] == [shown[n - 1] for n in item.shown.marked]
     reveal = section.locator("[data-rlt-reveal]")
-    expect(reveal).to_contain_text(item.pair.bad.title)
-    expect(reveal).to_contain_text(item.pair.good.title)
+    expect(reveal).to_contain_text(shown_title(item.pair.bad.title))
+    expect(reveal).to_contain_text(shown_title(item.pair.good.title))
     removed, added = item.pair.changed_lines()
     expect(reveal.locator(".rlt-diff .gd")).to_have_count(removed)
     expect(reveal.locator(".rlt-diff .gi")).to_have_count(added)

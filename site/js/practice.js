@@ -113,6 +113,24 @@
     return { block: block, code: code };
   }
 
+  // One line of code as the site's code blocks have it (pymdownx.highlight's line_spans): a
+  // span per line, a highlighted line's text inside a span.hll, so long lines wrap alike
+  // (rules.css). ``text`` is the line's text: its rows after the first start under its
+  // indentation (``skip``: characters before it, a diff's column), as site/js/code-lines.js
+  // does for the pages' own code.
+  function codeLine(nodes, highlighted, text, skip) {
+    var line = element("span", { class: "rlt-line" });
+    var spaces = /^ */.exec(text.slice(skip))[0].length;
+    if (spaces && spaces < text.length - skip) line.style.setProperty("--rlt-indent", spaces + "ch");
+    var holder = highlighted ? element("span", { class: "hll" }) : line;
+    nodes.forEach(function (node) {
+      holder.appendChild(node);
+    });
+    holder.appendChild(document.createTextNode("\n"));
+    if (holder !== line) line.appendChild(holder);
+    return line;
+  }
+
   // The program, numbered, its ``marked`` lines (1-based) highlighted as Pygments' hl_lines.
   function showProgram(code, lines, marked) {
     var highlighted = Object.create(null);
@@ -121,14 +139,15 @@
     });
     code.textContent = "";
     lines.forEach(function (tokens, index) {
-      var line = element("span", {
-        class: highlighted[index + 1] ? "rlt-line hll" : "rlt-line",
+      var nodes = tokens.map(function (token) {
+        return span(token[0], token[1]);
       });
-      tokens.forEach(function (token) {
-        line.appendChild(span(token[0], token[1]));
-      });
-      line.appendChild(document.createTextNode("\n"));
-      code.appendChild(line);
+      var text = tokens
+        .map(function (token) {
+          return token[1];
+        })
+        .join("");
+      code.appendChild(codeLine(nodes, highlighted[index + 1], text, 0));
     });
   }
 
@@ -136,20 +155,22 @@
     diff.split("\n").forEach(function (line) {
       var first = line.charAt(0);
       var kind = first === "-" ? "gd" : first === "+" ? "gi" : first === "@" ? "gu" : "";
-      code.appendChild(span(kind, line));
-      code.appendChild(document.createTextNode("\n"));
+      code.appendChild(codeLine([span(kind, line)], false, line, 1));
     });
   }
 
-  // An explanation: [kind, text] segments, code spans as <code>, the rest as written.
-  function paragraph(segments, className) {
-    var node = element("p", { class: className });
+  // [kind, text] segments (a title, an explanation): code spans as <code>, the rest as written.
+  function appendSegments(node, segments) {
     segments.forEach(function (segment) {
       node.appendChild(
         segment[0] === "code" ? element("code", {}, segment[1]) : document.createTextNode(segment[1])
       );
     });
     return node;
+  }
+
+  function paragraph(segments, className) {
+    return appendSegments(element("p", { class: className }), segments);
   }
 
   // --- order and progress ---------------------------------------------------------------
@@ -285,9 +306,9 @@
           : "Answered " + answered + " of " + items.length + " · right at the first try: " + right;
     }
 
-    function record(item, right) {
+    function record(item, right, tries) {
       progress = loadProgress(); // another tab may have answered meanwhile
-      progress[item.key] = { right: right };
+      progress[item.key] = { right: right, tries: tries };
       saveProgress(progress);
       updateSummary();
     }
@@ -297,7 +318,7 @@
       var order = shuffled(items, seed);
       var headings = [];
       order.forEach(function (item, index) {
-        var section = renderItem(item, index, order.length, record, function () {
+        var section = renderItem(item, index, order.length, progress[item.key], record, function () {
           var next = headings[index + 1];
           if (next) {
             next.focus();
@@ -323,13 +344,15 @@
       });
       saveProgress(progress);
       updateSummary();
+      render();
     });
 
     updateSummary();
     render();
   }
 
-  function renderItem(item, index, total, record, goNext) {
+  // ``answered``: what this browser remembers of an earlier answer ({right, tries}), or nothing.
+  function renderItem(item, index, total, answered, record, goNext) {
     var id = "rlt-item-" + item.key;
     var section = element("section", {
       class: "rlt-item",
@@ -367,6 +390,30 @@
 
     var tries = 0;
     var done = false;
+
+    function wrongTries(count) {
+      return count > 1 ? " (after " + (count - 1) + " wrong " + (count > 2 ? "tries" : "try") + ")." : ".";
+    }
+
+    // The item answered: every choice closed, the rule's lines, the explanation and the diff.
+    function finish(opening) {
+      done = true;
+      var title = "";
+      item.choices.forEach(function (choice) {
+        if (choice.id === item.answer) title = choice.title;
+      });
+      buttons.forEach(function (other) {
+        other.disabled = true;
+        if (other.dataset.rltChoice !== item.answer) return;
+        other.classList.add("rlt-choice--right");
+        other.appendChild(element("span", { class: "rlt-choice__note" }, " — the rule it breaks"));
+      });
+      verdict.className = "rlt-verdict rlt-verdict--right";
+      verdict.textContent = opening + item.answer + " — " + title;
+      showProgram(program.code, lines, item.marked);
+      feedback.appendChild(reveal(item, title, goNext, index + 1 < total));
+    }
+
     buttons.forEach(function (button) {
       button.addEventListener("click", function () {
         if (done || button.disabled) return;
@@ -382,29 +429,22 @@
           verdict.focus();
           return;
         }
-        done = true;
-        var title = "";
-        buttons.forEach(function (other) {
-          other.disabled = true;
-        });
-        button.classList.add("rlt-choice--right");
-        button.appendChild(element("span", { class: "rlt-choice__note" }, " — the rule it breaks"));
-        item.choices.forEach(function (choice) {
-          if (choice.id === item.answer) title = choice.title;
-        });
-        verdict.className = "rlt-verdict rlt-verdict--right";
-        verdict.textContent =
-          "Right: " +
-          item.answer +
-          " — " +
-          title +
-          (tries > 1 ? " (after " + (tries - 1) + " wrong " + (tries > 2 ? "tries" : "try") + ")." : ".");
-        showProgram(program.code, lines, item.marked);
-        feedback.appendChild(reveal(item, title, goNext, index + 1 < total));
-        record(item, tries === 1);
+        finish("Right: ");
+        verdict.textContent += wrongTries(tries);
+        record(item, tries === 1, tries);
         verdict.focus();
       });
     });
+    // Answered before (this browser remembers it): shown answered, without taking the focus.
+    if (answered) {
+      finish("Answered earlier: ");
+      section.dataset.rltAnswered = "";
+      verdict.textContent += answered.right
+        ? " (right at the first try)."
+        : answered.tries > 1
+          ? wrongTries(answered.tries)
+          : ".";
+    }
     return section;
   }
 
@@ -426,14 +466,15 @@
       )
     );
     var heading = element("p", { class: "rlt-reveal__title" });
-    heading.appendChild(element("strong", {}, item.title));
+    heading.appendChild(appendSegments(element("strong"), item.title));
     box.appendChild(heading);
     box.appendChild(paragraph(item.explanation, "rlt-reveal__explanation"));
 
     var diff = element("div", { class: "rlt-diff rlt-reveal__diff" });
     var caption = element("p");
     caption.appendChild(element("strong", {}, "The correction: "));
-    caption.appendChild(document.createTextNode(item.good_title + " (the diff to the good program)"));
+    appendSegments(caption, item.good_title);
+    caption.appendChild(document.createTextNode(" (the diff to the good program)"));
     diff.appendChild(caption);
     if (item.diff) {
       var block = codeBlock("The diff from this program to the good one");

@@ -19,6 +19,7 @@ from ..model import Example, ExampleKind, Rule
 from ..pairs import ExamplePair, MarkerCache, pairs_of
 from .markup import fenced, md_text
 from .markup import markdown as inert
+from .titles import md_title, name_as_written, pair_heading
 
 #: What the diff below each pair is titled.
 CHANGES_TITLE = "What the correction changes"
@@ -106,7 +107,7 @@ def examples_section(rule: Rule, markers: MarkerCache | None = None) -> tuple[st
         "",
     ]
     for pair in pairs:
-        out += [f"### {md_text(_humanize(pair.name))}", ""]
+        out += [f"### {md_text(pair_heading(pair))}", ""]
         out += _pair_markdown(rule.id, pair, markers)
     if unpaired:
         if pairs:
@@ -168,7 +169,10 @@ def _example_groups(
         for group in by_name.values()
     )
     if paired and len(by_name) > 1:
-        return [(_humanize(name), _bad_first(group)) for name, group in by_name.items()]
+        return [
+            (name_as_written(name, _texts(group)), _bad_first(group))
+            for name, group in by_name.items()
+        ]
     return [(None, _bad_first(examples))]
 
 
@@ -176,9 +180,8 @@ def _bad_first(examples: Iterable[Example]) -> tuple[Example, ...]:
     return tuple(sorted(examples, key=lambda example: example.kind is not ExampleKind.BAD))
 
 
-def _humanize(name: str) -> str:
-    words = name.replace("-", " ")
-    return words[:1].upper() + words[1:]
+def _texts(examples: Iterable[Example]) -> tuple[str, ...]:
+    return tuple(text for example in examples for text in (example.title, example.explanation))
 
 
 def _kind_label(kind: ExampleKind) -> str:
@@ -224,11 +227,11 @@ def _example_body(
             f'<div class="{classes}" data-example="{kind}-{html.escape(example.name)}" '
             'markdown="1">',
             f'<span class="rlt-kind">{_kind_label(example.kind)}:</span> '
-            f"**{md_text(example.title)}**",
+            f"**{md_title(example.title)}**",
             '<div class="rlt-explanation" markdown="1">',
             inert(example.explanation),
             "</div>",
-            fenced(program, "python", hl_lines=marked),
+            fenced(program, "python", hl_lines=marked, numbered=True),
             f'<div class="rlt-output" markdown="1">\n\n{shown_output}\n\n</div>',
             "</div>",
         ]

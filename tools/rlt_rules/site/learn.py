@@ -26,7 +26,7 @@ from ..export.inert import md_text
 from ..export.text import expected_output
 from ..model import Category, Library, Rule, Status, id_span
 from ..pairs import ExamplePair, pairs_of
-from .examples_section import CHANGES_TITLE, _humanize, differing_lines, split_output
+from .examples_section import CHANGES_TITLE, differing_lines, split_output
 from .markup import (
     GeneratedPage,
     fenced,
@@ -38,6 +38,7 @@ from .markup import (
     rule_uri,
 )
 from .practice import PracticeItem, items_json, practice_items, taught_rules
+from .titles import md_title, pair_heading
 
 LEARN_URI = "learn/index.md"
 #: The hand-written page (site/learn/engine.md) naming the components every example uses.
@@ -295,8 +296,8 @@ def _worked_pair(rule: Rule, pair: ExamplePair) -> list[str]:
     out = [
         f'<div class="rlt-worked" data-pair="{name}" markdown="1">',
         "",
-        f"**Worked pair: {md_text(_humanize(pair.name))}.** "
-        f'<span class="rlt-kind-label">Bad:</span> {md_text(pair.bad.title)}',
+        f"**Worked pair: {md_text(pair_heading(pair))}.** "
+        f'<span class="rlt-kind-label">Bad:</span> {md_title(pair.bad.title)}',
         "",
         markdown(pair.bad.explanation),
         "",
@@ -328,7 +329,7 @@ def _worked_pair(rule: Rule, pair: ExamplePair) -> list[str]:
     out += [
         "</div>",
         "",
-        f'<span class="rlt-kind-label">Good:</span> **{md_text(pair.good.title)}.** '
+        f'<span class="rlt-kind-label">Good:</span> **{md_title(pair.good.title)}.** '
         + markdown(pair.good.explanation, at_line_start=False),
         "",
         "</div>",

@@ -160,13 +160,23 @@ def page_title(rule: Rule) -> str:
     return f"{rule.id} — {html.escape(rule.title, quote=True).replace('~', '&#126;')}".strip()
 
 
-def fenced(code: str, language: str, title: str | None = None, hl_lines: Iterable[int] = ()) -> str:
+def fenced(
+    code: str,
+    language: str,
+    title: str | None = None,
+    hl_lines: Iterable[int] = (),
+    *,
+    numbered: bool = False,
+) -> str:
     """A fenced code block whose fence is longer than any backtick run inside ``code``.
 
     ``hl_lines``: the 1-based lines of ``code`` to highlight (Pygments' ``hl_lines``).
+    ``numbered``: each line shows its number (from 1).
     """
     fence = fence_for(code)
     options = f' title="{html.escape(title)}"' if title else ""
+    if numbered:
+        options += ' linenums="1"'
     highlighted = " ".join(str(line) for line in sorted(set(hl_lines)))
     if highlighted:
         options += f' hl_lines="{highlighted}"'

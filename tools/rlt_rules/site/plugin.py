@@ -97,6 +97,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._pages = PageCache(self._documents.markers)
         #: The live preview's memory while ``mkdocs serve --dirty`` runs, else None.
         self._preview: Preview | None = None
+        #: True under ``mkdocs serve``: a live preview has no deployed versions to list.
+        self._serving = False
         #: A library ``rlt-rules site build`` validated for the next build.
         self._handed: ProjectCheck | None = None
         self._build: SiteBuild | None = None
@@ -116,6 +118,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._close_preview()
+        self._serving = command == "serve"
         if command == "serve" and dirty:
             self._preview = Preview()
 
@@ -150,6 +153,10 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             library, valid.history, config.use_directory_urls, with_review, self._pages
         )
         self._build = SiteBuild(valid, site, TagIndex.of(library))
+        if self._serving:
+            # Material's version selector would fetch ../versions.json on every page; only
+            # mike's deployments have one.
+            config.extra.pop("version", None)
         if config.nav is not None:  # else MkDocs builds the nav from the files, categories too
             add_generated_pages_to_nav(config.nav, library, with_review)
         log.info("rlt-rules: %d rules from %s", len(library.rules), valid.rules_dir)

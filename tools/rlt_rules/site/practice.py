@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ..model import OUTPUT_LINE, Library, Rule, Status
 from ..pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
 from .listing import _JSON_MARKUP_ESCAPES
+from .titles import text_segments
 
 #: How many rules an item offers (the right one and three others).
 CHOICES = 4
@@ -40,7 +41,6 @@ CHOICES = 4
 RULE_ID_WORD = re.compile(r"(?<![A-Za-z0-9])[Rr]\d{2,}(?![0-9])")
 #: What a rule id inside a name or a string becomes in the shown program.
 ID_STAND_IN = "rule"
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
 
 def taught_rules(library: Library) -> tuple[Rule, ...]:
@@ -219,9 +219,9 @@ class PracticeItem:
             "answer": self.rule.id,
             "url": rule_url(self.rule.id),
             "marked": list(self.shown.marked),
-            "title": self.pair.bad.title,
+            "title": text_segments(self.pair.bad.title),
             "explanation": text_segments(self.pair.bad.explanation),
-            "good_title": self.pair.good.title,
+            "good_title": text_segments(self.pair.good.title),
             "diff": _diff(self.pair),
         }
 
@@ -250,24 +250,6 @@ def practice_items(library: Library) -> tuple[PracticeItem, ...]:
             shown = shown_program(pair.bad.code, rule.id)
             items.append(PracticeItem(key, rule, pair, shown, choices_for(rule, pair.name, pool)))
     return tuple(items)
-
-
-def text_segments(markdown: str) -> list[list[str]]:
-    """A Markdown paragraph as ``[kind, text]`` segments, ``kind`` being ``code`` (a code span)
-    or ``text``: ``practice.js`` shows code spans as code and everything else as written."""
-    segments: list[list[str]] = []
-    position = 0
-    for match in _CODE_SPAN.finditer(markdown):
-        if match.start() > position:
-            segments.append(["text", markdown[position : match.start()]])
-        code = match.group(2)
-        if code.startswith(" ") and code.endswith(" ") and code.strip():
-            code = code[1:-1]
-        segments.append(["code", code])
-        position = match.end()
-    if position < len(markdown):
-        segments.append(["text", markdown[position:]])
-    return segments
 
 
 def items_json(
