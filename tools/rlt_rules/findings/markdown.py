@@ -5,7 +5,9 @@ file and lines, the rule id and title linked to the rule's page, the trigger, im
 correction, and the suggested patch as a ``diff`` block. Finding text is plain text in which
 backticks mark code: code spans are kept, and the rest is escaped only where Markdown would
 change it (:func:`rlt_rules.export.inert.md_prose`), so the raw comment reads as written while
-``<`` or ``*`` in a trigger shows as written and never as HTML.
+``<`` or ``*`` in a trigger shows as written and never as HTML. An ``@name`` in finding text
+becomes a code span, so a posted comment pings nobody; a path's control characters show as
+escapes (``\n``), so a file name cannot start a block of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +23,20 @@ from .model import Finding, Review
 
 #: A code span: a run of backticks, then text, then a run of the same length.
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+#: An @-mention as GitHub and GitLab read one: ``@`` after no word character, then a name.
+_MENTION = re.compile(r"(?<![\w`\\])@(?=[A-Za-z0-9])[A-Za-z0-9][-A-Za-z0-9]*(?:/[-A-Za-z0-9]+)?")
+#: Characters that must not reach a rendered path as themselves.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _unmention(prose: str) -> str:
+    """Escaped prose with each @-mention as a code span: shown as written, notifying nobody."""
+    return _MENTION.sub(lambda match: f"`{match[0]}`", prose)
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters as Python escapes (a newline as ``\\n``)."""
+    return _CONTROL.sub(lambda match: repr(match[0])[1:-1], text)
 
 
 def plain_text(text: str) -> str:
@@ -36,10 +52,10 @@ def plain_text(text: str) -> str:
         position = 0
         for match in _CODE_SPAN.finditer(joined):
             text_before = joined[position : match.start()]
-            parts.append(md_prose(text_before, at_line_start=position == 0))
+            parts.append(_unmention(md_prose(text_before, at_line_start=position == 0)))
             parts.append(match[0])
             position = match.end()
-        parts.append(md_prose(joined[position:], at_line_start=position == 0))
+        parts.append(_unmention(md_prose(joined[position:], at_line_start=position == 0)))
         rendered.append("".join(parts))
     return "\n\n".join(rendered)
 
@@ -86,7 +102,7 @@ def _finding_blocks(
     finding: Finding, library: Library, link_for: Callable[[str], str], heading: str
 ) -> list[str]:
     rule = library.rule(finding.rule)
-    where = f"{code_span(finding.location.path)}, {finding.location.lines_label()}"
+    where = f"{code_span(visible(finding.location.path))}, {finding.location.lines_label()}"
     if finding.location.column is not None:
         where += f", column {finding.location.column}"
     title = md_prose(rule_heading(rule), at_line_start=False, link_text=True)

@@ -1,0 +1,55 @@
+"""A findings answer is written by anyone: a path with a control character is an error at its
+position, and whatever reaches a rendered comment is inert (no live HTML, no @-mention)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from rlt_rules import load_library
+from rlt_rules.findings.check import check_answer
+from rlt_rules.findings.markdown import render_markdown
+from rlt_rules.findings.model import Finding, Location, Review
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def answer(path_yaml: str, trigger: str = "`x` is set from outside its owner.") -> bytes:
+    return f"""library_version: 1.0.0
+findings:
+  - rule: R02
+    severity: error
+    location:
+      path: {path_yaml}
+      start_line: 1
+      end_line: 1
+    trigger: {trigger!r}
+    impact: A second caller sees a stale counter and schedules twice.
+    correction: Let the policy advance its own counter through an operation it defines.
+""".encode()
+
+
+def test_a_path_with_a_newline_is_an_error_at_its_position() -> None:
+    library = load_library(ROOT / "rules")
+    result = check_answer(answer('"x.py\\n<script>alert(1)</script>"'), "answer.yaml", library)
+    assert result.review is None
+    (error,) = [d for d in result.errors if "path" in d.message]
+    assert (error.line, error.column) == (6, 13)
+    assert "control characters" in error.message
+
+
+def test_a_rendered_path_and_mention_are_inert() -> None:
+    library = load_library(ROOT / "rules")
+    finding = Finding(
+        "R02",
+        Location("x.py\n<script>alert(1)</script>", 1, 1),
+        "Ask @octocat and @team/serving: `x` is set from outside.",
+        "A stale counter.",
+        "Let the owner advance it.",
+    )
+    text = render_markdown(Review("1.0.0", (finding,)), library, None)
+    html = MarkdownIt("commonmark").render(text)
+    assert "<script>" not in html and "\\n&lt;script&gt;" in html
+    assert "`@octocat`" in text and "`@team/serving`" in text
+    assert "<code>@octocat</code>" in html
