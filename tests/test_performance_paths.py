@@ -249,6 +249,7 @@ TRICKY_PROGRAMS = [
     "x = f'{a!r:>10} # R01: in an f-string'  # R01: a comment\n",
     'x = f"{d["k"]} {len(y)}"  # R01: PEP 701\n',
     "x = rb'\\\\' + b'#'  # R01: raw and bytes\n",
+    "print(f\"w: {''', '.join(q)}\")  # R01: three quotes open a string in a field\n",
     "if x:\n    a = 1\n  b = 2  # R01: bad dedent\n",
     "x = (1,\n# R01: inside brackets\n",
     "x = 0b12  # R01: bad binary literal\n",
@@ -382,11 +383,19 @@ class PreviewSession:
 
 
 def clean_build(site_dir: Path, rules: Path) -> None:
+    """A clean build configured as the preview is: without the version selector, which only
+    mike's deployments serve (the plugin drops it under ``serve``)."""
     env = dict(os.environ, RLT_RULES_DIR=str(rules), NO_MKDOCS_2_WARNING="1")
-    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(ROOT / "mkdocs.yml")]
-    result = subprocess.run(
-        [*command, "--site-dir", str(site_dir)], env=env, capture_output=True, text=True
+    script = (
+        "import sys\n"
+        "from mkdocs.commands.build import build\n"
+        "from mkdocs.config import load_config\n"
+        "config = load_config(sys.argv[1], site_dir=sys.argv[2])\n"
+        "config.extra.pop('version', None)\n"
+        "build(config)\n"
     )
+    command = [sys.executable, "-c", script, str(ROOT / "mkdocs.yml")]
+    result = subprocess.run([*command, str(site_dir)], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
@@ -544,6 +553,11 @@ def test_raw_html_links_are_the_urls_mkdocs_writes(directory_urls: bool) -> None
         here_url = File(here, "", "", directory_urls).url
         for there in uris:
             there_url = File(there, "", "", directory_urls).url
-            assert markup.page_url(there, directory_urls) == there_url.removeprefix("./"), there
+            assert markup.page_url(there, directory_urls=directory_urls) == there_url.removeprefix(
+                "./"
+            ), there
             expected = get_relative_url(there_url, here_url)
-            assert markup.href(here, there, directory_urls) == expected, (here, there)
+            assert markup.href(here, there, directory_urls=directory_urls) == expected, (
+                here,
+                there,
+            )

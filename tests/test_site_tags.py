@@ -45,7 +45,10 @@ def test_output_paths_are_the_files_mkdocs_writes(directory_urls: bool) -> None:
     uris = ["index.md", "tags.md", "rules/index.md", "rules/R03.md", "categories/naming.md"]
     uris += ["reference/format.md", "a/b/index.md", "changelog.md"]
     for uri in uris:
-        assert output_path(uri, directory_urls) == File(uri, "", "", directory_urls).dest_uri
+        assert (
+            output_path(uri, directory_urls=directory_urls)
+            == File(uri, "", "", directory_urls).dest_uri
+        )
 
 
 @pytest.mark.parametrize("rules_dir", LIBRARIES, ids=["real", "site", "hostile"])

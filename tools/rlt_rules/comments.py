@@ -34,11 +34,12 @@ _STRING = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 #: A one-line f-string from its opening quote, without backslashes, whose replacement fields
-#: hold no comment, brace or line break (they may hold strings of either quote: PEP 701).
+#: hold no comment, brace or line break (they may hold strings of either quote: PEP 701, but
+#: not three quotes in a row, which open a triple-quoted string there).
 _FSTRING = re.compile(
     r"""(?P<quote>['"])(?!(?P=quote){2})
         (?:[^'"\\\n{}]++ | (?!(?P=quote))['"] | \{\{ | \}\}
-          | \{(?:[^'"{}\#\\\n]++ | '[^'{}\\\n]*+' | "[^"{}\\\n]*+")*+\})*+
+          | \{(?:[^'"{}\#\\\n]++ | '(?!'')[^'{}\\\n]*+' | "(?!"")[^"{}\\\n]*+")*+\})*+
         (?P=quote)""",
     re.VERBOSE,
 )

@@ -328,7 +328,9 @@ def _config_problems(key: str) -> tuple[tuple[JsonPath, str], ...]:
     return tuple(problems)
 
 
-def _part_problems(rule: Any, path: JsonPath, relational: bool) -> Iterator[tuple[JsonPath, str]]:
+def _part_problems(
+    rule: Any, path: JsonPath, *, relational: bool
+) -> Iterator[tuple[JsonPath, str]]:
     if not isinstance(rule, dict):
         return
     for key in _RELATION_ONLY:

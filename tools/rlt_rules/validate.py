@@ -195,7 +195,9 @@ def check_records(
     unloaded_stems = {p.stem for p in rule_paths if shown(p) not in loaded_paths}
     all_stems = {p.stem for p in rule_paths}
     diagnostics.extend(
-        _cross_record_diagnostics(library_doc, rule_docs, all_stems, bool(unloaded_stems))
+        _cross_record_diagnostics(
+            library_doc, rule_docs, all_stems, some_files_unloaded=bool(unloaded_stems)
+        )
     )
     if cache is None:
         for doc in rule_docs:
@@ -235,6 +237,7 @@ def _cross_record_diagnostics(
     library_doc: Document | None,
     rule_docs: list[Document],
     file_stems: set[str],
+    *,
     some_files_unloaded: bool,
 ) -> list[Diagnostic]:
     """The checks of :data:`~rlt_rules.record_checks.CHECKS` over the folder's documents.

@@ -184,7 +184,9 @@ def run_build(args: argparse.Namespace) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=_work_prefix(target, "building")))
     try:
-        status = _mkdocs_build(config, staging, args.strict, loaded, documents)
+        status = _mkdocs_build(
+            config, staging, strict=args.strict, loaded=loaded, documents=documents
+        )
         if status == EXIT_OK:
             _swap_in(staging, target)
             print(f"site built in {target}")
@@ -196,6 +198,7 @@ def run_build(args: argparse.Namespace) -> int:
 def _mkdocs_build(
     config_file: Path,
     site_dir: Path,
+    *,
     strict: bool,
     loaded: ProjectCheck,
     documents: DocumentCache,

@@ -205,7 +205,7 @@ def _paired_spans(line: str) -> list[tuple[int, int]] | None:
 
 
 def _inert_line(
-    line: str, spans: list[tuple[int, int]], where: tuple[str, int], attr_lists: bool
+    line: str, spans: list[tuple[int, int]], where: tuple[str, int], *, attr_lists: bool
 ) -> str:
     """One line outside fences: ``spans`` kept verbatim, the rest escaped.
 
@@ -217,7 +217,7 @@ def _inert_line(
     pieces: list[str] = []
     position = 0
     for start, end in [*spans, (len(line), len(line))]:
-        pieces.append(_inert_segment(line, position, start, where, attr_lists))
+        pieces.append(_inert_segment(line, position, start, where, attr_lists=attr_lists))
         pieces.append(line[start:end])
         position = end
     result = "".join(pieces)
@@ -229,7 +229,7 @@ def _inert_line(
 
 
 def _inert_segment(
-    line: str, start: int, end: int, where: tuple[str, int], attr_lists: bool
+    line: str, start: int, end: int, where: tuple[str, int], *, attr_lists: bool
 ) -> str:
     """Escape ``line[start:end]`` (text, not code)."""
     text, line_offset = where

@@ -225,6 +225,7 @@ def _fitted_document(
     details: tuple[Detail, ...],
     measure: Measure = characters,
     level: int = 3,
+    *,
     by_category: bool = False,
 ) -> str:
     """``before`` then the rules, in the most detail that keeps the whole document within

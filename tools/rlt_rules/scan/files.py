@@ -37,16 +37,16 @@ class _Ignore:
     base: Path
     spec: pathspec.GitIgnoreSpec
 
-    def check(self, path: Path, is_dir: bool) -> bool | None:
+    def check(self, path: Path, *, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included (``!pattern``); None: no pattern matched."""
         relative = path.relative_to(self.base).as_posix() + ("/" if is_dir else "")
         return self.spec.check_file(relative).include
 
 
-def _ignored(path: Path, is_dir: bool, ignores: list[_Ignore]) -> bool:
+def _ignored(path: Path, *, is_dir: bool, ignores: list[_Ignore]) -> bool:
     verdict = False
     for ignore in ignores:
-        found = ignore.check(path, is_dir)
+        found = ignore.check(path, is_dir=is_dir)
         if found is not None:
             verdict = found
     return verdict
@@ -159,7 +159,7 @@ class Walk:
                 is_file = entry.is_file(follow_symlinks=False)
             except OSError:
                 continue
-            if _ignored(path, is_dir, ignores):
+            if _ignored(path, is_dir=is_dir, ignores=ignores):
                 continue
             if is_dir:
                 yield from self._walk(path, ignores)

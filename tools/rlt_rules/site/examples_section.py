@@ -206,6 +206,7 @@ def _example_body(
     example: Example,
     markers: MarkerCache,
     output_changed: Iterable[int] = (),
+    *,
     paired: bool = False,
 ) -> str:
     """An example: its kind and title, explanation, program (the lines its ``# Rnn:`` markers

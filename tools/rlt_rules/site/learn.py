@@ -78,7 +78,7 @@ def _number(library: Library, category: Category) -> int:
     return library.categories.index(category) + 1
 
 
-def generated_pages(library: Library, directory_urls: bool = True) -> tuple[GeneratedPage, ...]:
+def generated_pages(library: Library, *, directory_urls: bool = True) -> tuple[GeneratedPage, ...]:
     """The overview, a lesson and a practice page per category, and the practice of every
     item (in the nav after the lessons); category practice pages are linked from lessons.
 
@@ -103,7 +103,7 @@ def generated_pages(library: Library, directory_urls: bool = True) -> tuple[Gene
         pages.append(
             GeneratedPage(
                 practice_uri(category.id),
-                practice_page(library, category, count, directory_urls),
+                practice_page(library, category, count, directory_urls=directory_urls),
                 in_nav=False,
                 source=source,
             )
@@ -111,7 +111,7 @@ def generated_pages(library: Library, directory_urls: bool = True) -> tuple[Gene
     pages.append(
         GeneratedPage(
             PRACTICE_URI,
-            practice_page(library, None, total, directory_urls),
+            practice_page(library, None, total, directory_urls=directory_urls),
             in_nav=True,
             source=source,
         )
@@ -119,14 +119,14 @@ def generated_pages(library: Library, directory_urls: bool = True) -> tuple[Gene
     return tuple(pages)
 
 
-def generated_files(library: Library, directory_urls: bool = True) -> dict[str, str]:
+def generated_files(library: Library, *, directory_urls: bool = True) -> dict[str, str]:
     """The practice items, one JSON file per category (:func:`items_uri`). Their rule links are
     relative to the file, which the page's script resolves against the file's own URL."""
     by_category = _items_by_category(library)
 
     def rule_url(rule_id: str) -> str:
         # PRACTICE_URI's page is in the folder of the JSON files, with or without directory URLs.
-        return href(PRACTICE_URI, rule_uri(rule_id), directory_urls)
+        return href(PRACTICE_URI, rule_uri(rule_id), directory_urls=directory_urls)
 
     return {
         items_uri(category.id): items_json(library, by_category[category.id], rule_url)
@@ -368,7 +368,7 @@ def _following(library: Library, category: Category) -> Category | None:
 
 
 def practice_page(
-    library: Library, category: Category | None, item_count: int, directory_urls: bool = True
+    library: Library, category: Category | None, item_count: int, *, directory_urls: bool = True
 ) -> str:
     """A practice page: the container ``practice.js`` fills from the items' JSON files.
 
@@ -376,7 +376,9 @@ def practice_page(
     here = PRACTICE_URI if category is None else practice_uri(category.id)
     categories = library.categories if category is None else (category,)
     title = "every rule" if category is None else md_text(category.title)
-    files = " ".join(_file_url(here, items_uri(c.id), directory_urls) for c in categories)
+    files = " ".join(
+        _file_url(here, items_uri(c.id), directory_urls=directory_urls) for c in categories
+    )
     out = [
         "---",
         "search:",
@@ -427,7 +429,7 @@ def _practice_end(library: Library, category: Category | None) -> list[str]:
     ]
 
 
-def _file_url(page_uri: str, file_uri: str, directory_urls: bool) -> str:
+def _file_url(page_uri: str, file_uri: str, *, directory_urls: bool) -> str:
     """A file's URL relative to the URL of a page (which, with directory URLs, is a folder)."""
-    folder = posixpath.dirname(page_url(page_uri, directory_urls))
+    folder = posixpath.dirname(page_url(page_uri, directory_urls=directory_urls))
     return posixpath.relpath(file_uri, folder or ".")

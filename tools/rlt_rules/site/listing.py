@@ -37,7 +37,7 @@ _JSON_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0
 
 
 def index_page(
-    library: Library, directory_urls: bool = True, cache: PageCache | None = None
+    library: Library, *, directory_urls: bool = True, cache: PageCache | None = None
 ) -> tuple[str, str]:
     """Every rule in one table, with the filter controls that ``rules-index.js`` drives: the
     page's Markdown, and the table as HTML (the insert :data:`INDEX_TABLE`).
@@ -151,8 +151,10 @@ def _index_row(key: tuple[tuple, bool]) -> str:
         "data-tags": " ".join(tags),
     }
     attrs = " ".join(f'{name}="{html.escape(value)}"' for name, value in attributes.items())
-    page = html.escape(href(INDEX_URI, rule_uri(rule_id), directory_urls))
-    category_page = html.escape(href(INDEX_URI, category_uri(category_id), directory_urls))
+    page = html.escape(href(INDEX_URI, rule_uri(rule_id), directory_urls=directory_urls))
+    category_page = html.escape(
+        href(INDEX_URI, category_uri(category_id), directory_urls=directory_urls)
+    )
     tag_buttons = " ".join(
         f'<button type="button" class="rlt-tag" data-rlt-tag="{html.escape(tag)}">'
         f"{html.escape(tag)}</button>"

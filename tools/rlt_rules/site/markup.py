@@ -116,7 +116,7 @@ def _relative(folder: list[str], target: list[str]) -> str:
     return "/".join([".."] * (len(folder) - common) + target[common:])
 
 
-def page_url(uri: str, directory_urls: bool = True) -> str:
+def page_url(uri: str, *, directory_urls: bool = True) -> str:
     """The URL MkDocs publishes a source page at: ``rules/R03.md`` -> ``rules/R03/``,
     ``rules/index.md`` -> ``rules/``, ``index.md`` -> ``""``; without directory URLs
     ``rules/R03.html`` and ``rules/index.html``."""
@@ -128,7 +128,7 @@ def page_url(uri: str, directory_urls: bool = True) -> str:
     return f"{stem}/"
 
 
-def output_path(uri: str, directory_urls: bool = True) -> str:
+def output_path(uri: str, *, directory_urls: bool = True) -> str:
     """The file MkDocs writes a source page to, relative to the site directory:
     ``rules/R03.md`` -> ``rules/R03/index.html``, ``rules/index.md`` -> ``rules/index.html``;
     without directory URLs ``rules/R03.html``."""
@@ -138,14 +138,14 @@ def output_path(uri: str, directory_urls: bool = True) -> str:
     return f"{stem}/index.html"
 
 
-def href(from_uri: str, to_uri: str, directory_urls: bool = True) -> str:
+def href(from_uri: str, to_uri: str, *, directory_urls: bool = True) -> str:
     """The relative URL from one published page to another, as MkDocs writes a link into HTML.
 
     For raw HTML that MkDocs does not rewrite (the index page's rows, the tags listing);
     Markdown links use :func:`link`, which MkDocs checks.
     """
-    here = page_url(from_uri, directory_urls).split("/")[:-1]
-    return _relative(here, page_url(to_uri, directory_urls).split("/")) or "./"
+    here = page_url(from_uri, directory_urls=directory_urls).split("/")[:-1]
+    return _relative(here, page_url(to_uri, directory_urls=directory_urls).split("/")) or "./"
 
 
 def rule_label(rule: Rule) -> str:

@@ -20,7 +20,7 @@ from .markup import INDEX_URI, category_uri
 from .pages import REVIEW_TITLE, REVIEW_URI
 
 
-def add_generated_pages_to_nav(nav: list, library: Library, with_sample_review: bool) -> None:
+def add_generated_pages_to_nav(nav: list, library: Library, *, with_sample_review: bool) -> None:
     """The category pages after ``rules/index.md`` and the sample review at the end (once)."""
     add_categories_to_nav(nav, library)
     if with_sample_review:

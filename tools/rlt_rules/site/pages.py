@@ -66,7 +66,7 @@ def _library_source(library: Library) -> str | None:
 
 
 def rule_index(site: SiteInput) -> Iterable[GeneratedPage]:
-    markdown, table = index_page(site.library, site.directory_urls, site.cache)
+    markdown, table = index_page(site.library, directory_urls=site.directory_urls, cache=site.cache)
     yield GeneratedPage(
         INDEX_URI,
         markdown,
@@ -112,7 +112,7 @@ def sample_review(site: SiteInput) -> Iterable[GeneratedPage]:
 
 def learn_pages(site: SiteInput) -> Iterable[GeneratedPage]:
     """The Learn path: its overview, a lesson per category and the practice pages."""
-    yield from learn.generated_pages(site.library, site.directory_urls)
+    yield from learn.generated_pages(site.library, directory_urls=site.directory_urls)
 
 
 #: Every page generator, in the order their pages join the build.

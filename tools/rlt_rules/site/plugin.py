@@ -158,7 +158,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             # mike's deployments have one.
             config.extra.pop("version", None)
         if config.nav is not None:  # else MkDocs builds the nav from the files, categories too
-            add_generated_pages_to_nav(config.nav, library, with_review)
+            add_generated_pages_to_nav(config.nav, library, with_sample_review=with_review)
         log.info("rlt-rules: %d rules from %s", len(library.rules), valid.rules_dir)
         return config
 
@@ -213,7 +213,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             files.append(file)
         text = index_filter_text(build.site.library, build.site.cache)
         files.append(File.generated(config, INDEX_TEXT_URI, content=text))
-        practice = learn.generated_files(build.site.library, build.site.directory_urls)
+        practice = learn.generated_files(
+            build.site.library, directory_urls=build.site.directory_urls
+        )
         for uri, content in practice.items():
             files.append(File.generated(config, uri, content=content))
         return files
@@ -243,7 +245,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             listing = build.tags if file.src_uri == build.listing_uri else None
             inputs[file.src_uri] = ((filled[file.src_uri].markdown, listing), file.dest_uri)
         for page in build.generated.values():
-            output = output_path(page.src_uri, directory_urls)
+            output = output_path(page.src_uri, directory_urls=directory_urls)
             inputs[page.src_uri] = ((page.markdown, page.html_inserts), output)
         preview = self._preview.plan(layout, inputs, config.site_dir)
         plan = preview.plan
@@ -297,7 +299,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         if generated is not None and generated.html_inserts:
             return generated.insert_html(html)
         if uri == build.listing_uri:
-            return build.tags.fill_listing(html, uri, config.use_directory_urls)
+            return build.tags.fill_listing(html, uri, directory_urls=config.use_directory_urls)
         return html
 
     @event_priority(100)  # before Material's search plugin (0) reads the page
@@ -305,7 +307,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         build = self._current()
         rule = build.rules_by_uri.get(page.file.src_uri)
         if rule is not None and rule.tags:
-            context["tags"] = chips(rule.tags, build.listing_uri, config.use_directory_urls)
+            context["tags"] = chips(
+                rule.tags, build.listing_uri, directory_urls=config.use_directory_urls
+            )
         preview = self._preview
         if preview is not None and build.preview is not None:
             build.preview.rendered.add(page.file.src_uri)
@@ -354,7 +358,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         build = self._current()
         library = build.site.library
         published = site_files(library, versioned_site_url(config.site_url, library.version))
-        published[TAGS_EXPORT] = build.tags.export(library, config.use_directory_urls)
+        published[TAGS_EXPORT] = build.tags.export(
+            library, directory_urls=config.use_directory_urls
+        )
         site_dir = Path(config.site_dir)
         for relative, data in published.items():
             target = site_dir / _safe_relative(relative)

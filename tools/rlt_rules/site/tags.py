@@ -67,16 +67,19 @@ class TagIndex:
         """What the marker becomes: a heading per tag, for the table of contents and anchors."""
         return "\n\n".join(f"## {tag} {{#{tag_anchor(tag)}}}" for tag, _ in self.tags)
 
-    def fill_listing(self, rendered: str, page_uri: str, directory_urls: bool = True) -> str:
+    def fill_listing(self, rendered: str, page_uri: str, *, directory_urls: bool = True) -> str:
         """``rendered`` (the HTML of the page at ``page_uri``) with each tag heading turned into
         Material's listing: the heading with the tag as a chip, then the rules that carry it."""
         rules = dict(self.tags)
+
+        def link(rule_id: str) -> str:
+            return href(page_uri, rule_uri(rule_id), directory_urls=directory_urls)
 
         def listing(match: re.Match[str]) -> str:
             tag = match["tag"]
             items = "".join(
                 "    \n      <li>\n"
-                f'        <a href="{href(page_uri, rule_uri(rule_id), directory_urls)}">\n'
+                f'        <a href="{link(rule_id)}">\n'
                 f"          {title}\n"
                 "        </a>\n      </li>\n"
                 for title, rule_id in rules.get(tag, ())
@@ -89,12 +92,12 @@ class TagIndex:
 
         return _TAG_HEADING.sub(listing, rendered)
 
-    def export(self, library: Library, directory_urls: bool = True) -> bytes:
+    def export(self, library: Library, *, directory_urls: bool = True) -> bytes:
         """``tags.json``: each tagged rule's page (URL, title) and its tags, in page order."""
         mappings = [
             {
                 "item": {
-                    "url": page_url(rule_uri(rule.id), directory_urls),
+                    "url": page_url(rule_uri(rule.id), directory_urls=directory_urls),
                     "title": page_title(rule),
                 },
                 "tags": sorted(rule.tags),
@@ -106,13 +109,13 @@ class TagIndex:
 
 
 def chips(
-    tags: tuple[str, ...], listing_uri: str | None, directory_urls: bool = True
+    tags: tuple[str, ...], listing_uri: str | None, *, directory_urls: bool = True
 ) -> list[TagChip]:
     """A rule page's tags, sorted, each linked to its heading on the page at ``listing_uri``
     (no link without a tags page)."""
     if listing_uri is None:
         return [TagChip(tag, None) for tag in sorted(tags)]
-    base = page_url(listing_uri, directory_urls) or "."
+    base = page_url(listing_uri, directory_urls=directory_urls) or "."
     return [TagChip(tag, f"{base}#{tag_anchor(tag)}") for tag in sorted(tags)]
 
 
