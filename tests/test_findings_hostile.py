@@ -53,3 +53,13 @@ def test_a_rendered_path_and_mention_are_inert() -> None:
     assert "<script>" not in html and "\\n&lt;script&gt;" in html
     assert "`@octocat`" in text and "`@team/serving`" in text
     assert "<code>@octocat</code>" in html
+
+
+def test_a_line_number_past_any_file_is_an_error_at_its_position() -> None:
+    """orjson (the SARIF writer) stops at 64-bit integers; the format stops far below."""
+    library = load_library(ROOT / "rules")
+    raw = answer("src/x.py").replace(b"start_line: 1", b"start_line: 18446744073709551616")
+    result = check_answer(raw, "answer.yaml", library)
+    assert result.review is None
+    (error,) = [d for d in result.errors if "start_line" in d.message]
+    assert (error.line, error.column) == (7, 19)
