@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 import pytest
+from pygments.token import STANDARD_TYPES
 
 from rlt_rules import load_library
 from rlt_rules.export.text import expected_output
@@ -201,6 +202,11 @@ def test_items_json_is_inert_and_complete(built_site: BuiltSite) -> None:
             item = items[entry["key"]]
             assert item.rule.category == category.id
             assert entry["code"] == item.shown.code
+            # Highlighted at build time by Pygments: the tokens give back the code exactly.
+            shown = ["".join(text for _, text in line) for line in entry["lines"]]
+            assert shown == item.shown.code.removesuffix("\n").split("\n")
+            kinds = {kind for line in entry["lines"] for kind, _ in line}
+            assert {"k", "n"} <= kinds <= set(STANDARD_TYPES.values())
             assert entry["answer"] == item.rule.id
             assert [c["id"] for c in entry["choices"]] == list(item.choices)
             assert entry["marked"] == list(item.shown.marked)

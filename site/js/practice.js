@@ -11,84 +11,9 @@
   var STORE = "rlt-rules.practice";
   var SEED_LIMIT = 1000000;
 
-  // --- Python highlighting with Pygments' class names, so Material's colours apply ----------
-
-  function words(text) {
-    var set = Object.create(null);
-    text.split(" ").forEach(function (word) {
-      set[word] = true;
-    });
-    return set;
-  }
-
-  var KEYWORDS = words(
-    "as assert async await break class continue def del elif else except finally for from " +
-      "global if import lambda nonlocal pass raise return try while with yield"
-  );
-  var WORD_OPERATORS = words("and in is not or");
-  var CONSTANTS = words("True False None");
-  var BUILTINS = words(
-    "abs all any bool bytes dict enumerate Exception float frozenset getattr hasattr id int " +
-      "isinstance iter KeyError len list map max min next object print range repr reversed " +
-      "RuntimeError set setattr sorted str sum super tuple type TypeError ValueError zip"
-  );
-  // Comment, string (with prefix), decorator, number, name, operator, punctuation.
-  var TOKEN = new RegExp(
-    [
-      "(#[^\\n]*)",
-      "((?:[rRbBuUfF]{1,2})?(?:\"\"\"[\\s\\S]*?\"\"\"|'''[\\s\\S]*?'''|\"(?:[^\"\\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\\n]|\\\\.)*'))",
-      "(@[A-Za-z_][\\w.]*)",
-      "(\\b(?:0[xXoObB][0-9a-fA-F_]+|\\d[\\d_]*(?:\\.\\d[\\d_]*)?(?:[eE][+-]?\\d+)?j?)\\b)",
-      "([A-Za-z_]\\w*)",
-      "([-+*/%=<>!&|^~:]+)",
-      "([()\\[\\]{},.;])",
-    ].join("|"),
-    "g"
-  );
-
-  // The code as lines of [class, text] tokens ("" for plain text).
-  function highlightPython(code) {
-    var tokens = [];
-    var previousName = "";
-    var position = 0;
-    var match;
-    TOKEN.lastIndex = 0;
-    while ((match = TOKEN.exec(code)) !== null) {
-      if (match.index > position) tokens.push(["", code.slice(position, match.index)]);
-      var text = match[0];
-      var kind = "";
-      if (match[1]) kind = "c1";
-      else if (match[2]) kind = "s2";
-      else if (match[3]) kind = "nd";
-      else if (match[4]) kind = "mi";
-      else if (match[5]) {
-        if (previousName === "def") kind = "nf";
-        else if (previousName === "class") kind = "nc";
-        else if (KEYWORDS[text]) kind = text === "import" || text === "from" ? "kn" : "k";
-        else if (WORD_OPERATORS[text]) kind = "ow";
-        else if (CONSTANTS[text]) kind = "kc";
-        else if (text === "self" || text === "cls") kind = "bp";
-        else if (BUILTINS[text]) kind = "nb";
-        else kind = "n";
-        previousName = text;
-      } else if (match[6]) kind = "o";
-      else if (match[7]) kind = "p";
-      if (!match[5]) previousName = "";
-      tokens.push([kind, text]);
-      position = match.index + text.length;
-    }
-    if (position < code.length) tokens.push(["", code.slice(position)]);
-    // Split tokens that span lines (strings, plain runs) at each line break.
-    var lines = [[]];
-    tokens.forEach(function (token) {
-      var parts = token[1].split("\n");
-      parts.forEach(function (part, index) {
-        if (index > 0) lines.push([]);
-        if (part) lines[lines.length - 1].push([token[0], part]);
-      });
-    });
-    return lines;
-  }
+  // The program comes highlighted: ``item.lines``, one list of [class, text] tokens per line,
+  // made at build time by Pygments with the class names of the site's other code blocks
+  // (tools/rlt_rules/site/highlight.py). This script only shows, hides and marks lines.
 
   function element(tag, attributes, text) {
     var node = document.createElement(tag);
@@ -362,7 +287,7 @@
     section.appendChild(
       element("h2", { id: id, tabindex: "-1" }, "Program " + (index + 1) + " of " + total)
     );
-    var lines = highlightPython(item.code);
+    var lines = item.lines;
     var program = codeBlock("Program " + (index + 1));
     program.block.classList.add("rlt-program");
     showProgram(program.code, lines, []);

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ..model import OUTPUT_LINE, Library, Rule, Status
 from ..pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
+from .highlight import PythonHighlighter
 from .listing import _JSON_MARKUP_ESCAPES
 from .titles import text_segments
 
@@ -207,12 +208,18 @@ class PracticeItem:
     shown: ShownProgram
     choices: tuple[str, ...]
 
-    def to_dict(self, library: Library, rule_url: Callable[[str], str]) -> dict[str, object]:
+    def to_dict(
+        self,
+        library: Library,
+        rule_url: Callable[[str], str],
+        highlighter: PythonHighlighter,
+    ) -> dict[str, object]:
         """The item as ``practice.js`` reads it; ``rule_url`` gives a rule page's URL relative
-        to the JSON file."""
+        to the JSON file. ``lines`` is the program highlighted by Pygments, as tokens."""
         return {
             "key": self.key,
             "code": self.shown.code,
+            "lines": highlighter.lines(self.shown.code),
             "choices": [
                 {"id": rule_id, "title": library.rule(rule_id).title} for rule_id in self.choices
             ],
@@ -259,9 +266,10 @@ def items_json(
 ) -> str:
     """One JSON file of items for the practice pages, with no markup character in it (``<``,
     ``>`` and ``&`` as ``\\u003c``…, like ``rules/filter-text.json``)."""
+    highlighter = PythonHighlighter()
     data = {
         "library": library.version,
-        "items": [item.to_dict(library, rule_url) for item in items],
+        "items": [item.to_dict(library, rule_url, highlighter) for item in items],
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     # str.replace, not str.translate: a megabyte of items took translate a quarter second.
