@@ -1,9 +1,10 @@
 """``rlt-rules scan PATH... [--diff FILE|-] [--select IDS] [--format F]``: the rules' detectors
 over Python code, each hit a hint that sends the reviewer to a rule page.
 
-Exit 0 with no hits, 1 with hits (or files that could not be read, or an invalid library),
-2 on usage errors. Files that cannot be read or are not UTF-8 are reported on stderr and
-skipped. The summary goes to stderr, so stdout holds only the chosen format.
+Exit 0 with no hits, 1 with hits (an unused or reasonless suppression is a hit too), files
+that could not be read, or an invalid library; 2 on usage errors. Files that cannot be read or
+are not UTF-8 are reported on stderr and skipped. The summary goes to stderr, so stdout holds
+only the chosen format.
 """
 
 from __future__ import annotations
@@ -15,9 +16,23 @@ from pathlib import Path
 from ..atomic import write_atomic
 from ..model import Library, Status
 from ..project import load_library
-from ..scan import DiffError, changed_lines, detector_set, scan
-from ..scan.render import FORMATS
-from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
+from ..scan import (
+    DiffError,
+    changed_lines,
+    default_root,
+    detector_set,
+    scan,
+    unchecked_rules,
+)
+from ..scan.render import FORMATS, Output
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    add_rules_option,
+    add_site_url_option,
+    site_url_for,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -29,8 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "path:line:column: RULE message (rule page). With --diff, only hits on lines the "
         "unified diff adds or changes are kept, and without PATH the diff's files are scanned "
         "(run it from the repository root). Suppress a hint on its line with "
-        "`# rlt: ignore[R09] reason`; a suppression without a reason is reported. Exit 0 "
-        "with no hits, 1 with hits or unreadable files, 2 on usage errors.",
+        "`# rlt: ignore[R09] reason`; a suppression without a reason, or one on a line where "
+        "no hint of its rule fires, is reported. Exit 0 with no hits, 1 with hits (reported "
+        "suppressions included) or unreadable files, 2 on usage errors.",
     )
     parser.add_argument("paths", metavar="PATH", nargs="*", help="Python files and folders")
     parser.add_argument(
@@ -52,10 +68,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     parser.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="the published site, for rule page links (<URL>rules/R03/; default: relative)",
+        "--preview",
+        action="store_true",
+        help="also run the preview detectors (not precise enough on real code to be on by "
+        "default; each record says why)",
     )
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="show paths relative to DIR, and read --diff paths from it (default: the top of "
+        "the Git work tree holding the first PATH, else the current folder)",
+    )
+    add_site_url_option(parser)
     parser.add_argument(
         "--jobs",
         metavar="N",
@@ -108,17 +132,23 @@ def run_scan(args: argparse.Namespace) -> int:
     if not args.paths and changed is None:
         raise UsageError("give the files or folders to scan, or --diff")
     paths = [Path(path) for path in args.paths]
-    if not paths and changed is not None:
-        paths = [Path(path) for path in sorted(changed) if Path(path).is_file()]
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    if args.root is not None and not Path(args.root).is_dir():
+        raise UsageError(f"--root {args.root}: no such folder")
+    root = Path(args.root).absolute() if args.root is not None else default_root(paths)
+    if not paths and changed is not None:
+        paths = [root / path for path in sorted(changed) if (root / path).is_file()]
     library = load_library(args.rules)
-    detectors = detector_set(library, _selection(library, args.select))
-    result = scan(paths, detectors, changed=changed, jobs=args.jobs)
+    selected = _selection(library, args.select)
+    detectors = detector_set(library, selected, preview=args.preview)
+    unchecked = unchecked_rules(library, selected, preview=args.preview)
+    result = scan(paths, detectors, changed=changed, root=root, jobs=args.jobs, unchecked=unchecked)
     for problem in result.problems:
         print(f"{problem.path}: {problem.message}", file=sys.stderr)
-    data = FORMATS[args.format](result, library, args.site_url)
+    site_url = site_url_for(args.site_url, args.rules, library.version)
+    data = FORMATS[args.format](result, library, Output(site_url, preview=args.preview))
     if args.output is not None:
         output = Path(args.output)
         if output.is_dir() or not output.parent.is_dir():

@@ -3,8 +3,10 @@
 :func:`scan` runs the library's detectors (:mod:`rlt_rules.detect`) over Python files and
 folders (what Git ignores is skipped, :mod:`.files`), optionally only on the lines a unified
 diff adds or changes (:mod:`.diff`), honouring ``# rlt: ignore[Rnn] reason`` comments
-(:mod:`.suppress`). :mod:`.render` prints the result as text, JSON, SARIF or a draft findings
-file. A hit is a hint that sends a reviewer to a rule page, never a verdict.
+(:mod:`.suppress`; one that silences nothing is reported). Paths are shown relative to a
+root (:func:`default_root`: the Git work tree holding the first path). :mod:`.render` prints
+the result as text, JSON, SARIF or a draft findings file. A hit is a hint that sends a reviewer
+to a rule page, never a verdict.
 """
 
 from __future__ import annotations
@@ -16,18 +18,21 @@ from pathlib import Path
 from ..detect import DetectorSet
 from ..model import Library, Status
 from .diff import DiffError, changed_lines
-from .engine import REASONLESS, FileHit, Problem, scan_files
+from .engine import REASONLESS, UNUSED, FileHit, Problem, scan_files
 from .files import python_files, shown_path
 
 __all__ = [
     "REASONLESS",
+    "UNUSED",
     "DiffError",
     "FileHit",
     "Problem",
     "ScanResult",
     "changed_lines",
+    "default_root",
     "detector_set",
     "scan",
+    "unchecked_rules",
 ]
 
 
@@ -40,20 +45,55 @@ class ScanResult:
     problems: tuple[Problem, ...]
     files_scanned: int
     suppressed: int
+    #: The folder the hits' paths are relative to.
+    root: Path
 
     @property
     def clean(self) -> bool:
         return not self.hits and not self.problems
 
 
-def detector_set(library: Library, select: Collection[str] | None = None) -> DetectorSet:
-    """The detectors of the library's active rules (only those of ``select``, if given)."""
+def detector_set(
+    library: Library, select: Collection[str] | None = None, *, preview: bool = False
+) -> DetectorSet:
+    """The detectors of the library's active rules (only those of ``select``, if given);
+    preview detectors only with ``preview``."""
     return DetectorSet(
         (rule.id, detector)
         for rule in library.rules
         if rule.status is Status.ACTIVE and (select is None or rule.id in select)
         for detector in rule.detectors
+        if preview or not detector.preview
     )
+
+
+def unchecked_rules(
+    library: Library, select: Collection[str] | None = None, *, preview: bool = False
+) -> frozenset[str]:
+    """The rules whose detectors do not all run in this selection: a suppression of one of
+    them may silence a hint this scan cannot see, so it is never reported as unused."""
+    return frozenset(
+        rule.id
+        for rule in library.rules
+        if rule.detectors
+        and (
+            rule.status is not Status.ACTIVE
+            or (select is not None and rule.id not in select)
+            or (not preview and any(detector.preview for detector in rule.detectors))
+        )
+    )
+
+
+def default_root(paths: Sequence[Path], cwd: Path | None = None) -> Path:
+    """The top of the Git work tree holding the first path (the folder with ``.git``), else
+    the current folder: what a scan's paths are relative to."""
+    here = (cwd or Path.cwd()).absolute()
+    start = (here / paths[0]) if paths else here
+    start = start if start.is_dir() else start.parent
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
 
 
 def scan(
@@ -61,18 +101,21 @@ def scan(
     detectors: DetectorSet,
     *,
     changed: Mapping[str, frozenset[int]] | None = None,
-    cwd: Path | None = None,
+    root: Path | None = None,
     jobs: int | None = None,
+    unchecked: frozenset[str] | None = None,
 ) -> ScanResult:
-    """Scan the Python files of ``paths``. ``changed`` maps paths relative to ``cwd`` (a
-    diff's paths) to the lines to keep hits on; files it does not name are not scanned."""
-    base = (cwd or Path.cwd()).absolute()
+    """Scan the Python files of ``paths``; hits' paths are relative to ``root`` (default: the
+    current folder), absolute outside it. ``changed`` maps paths relative to ``root`` (a
+    diff's paths) to the lines to keep hits on; files it does not name are not scanned.
+    ``unchecked``: see :func:`unchecked_rules` (``None``: unused suppressions not reported)."""
+    base = (root or Path.cwd()).absolute()
     files = list(python_files(paths))
     by_file: dict[Path, frozenset[int]] | None = None
     if changed is not None:
         by_file = {(base / path).absolute(): lines for path, lines in changed.items()}
         files = [file for file in files if file.absolute() in by_file]
-    results = scan_files(detectors, files, by_file, jobs)
+    results = scan_files(detectors, files, by_file, jobs, unchecked)
     hits: list[FileHit] = []
     problems: list[Problem] = []
     suppressed = 0
@@ -83,4 +126,4 @@ def scan(
         hits.extend(FileHit(shown, hit) for hit in result.hits)
         suppressed += result.suppressed
     hits.sort(key=lambda h: (h.path, h.hit.line, h.hit.column, h.hit.rule_id, h.hit.detector_id))
-    return ScanResult(tuple(hits), tuple(problems), len(files), suppressed)
+    return ScanResult(tuple(hits), tuple(problems), len(files), suppressed, base)

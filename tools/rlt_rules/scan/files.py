@@ -5,7 +5,8 @@ skipped, as ``ast-grep scan`` and ripgrep skip them, and so is everything a ``.g
 excludes: the ``.gitignore`` files inside the walked folder and those of its parent folders up
 to the repository root (the nearest folder holding ``.git``), matched with Git's rules by
 ``pathspec`` (deeper files and later lines win; an ignored folder is not entered). A file named
-on the command line is always scanned.
+on the command line is always scanned, and so is a folder (as ripgrep and ``ast-grep scan`` do):
+when Git ignores the named folder itself, only the ``.gitignore`` files inside it apply.
 """
 
 from __future__ import annotations
@@ -70,7 +71,10 @@ def _ignored(path: Path, is_dir: bool, ignores: list[_Ignore]) -> bool:
 def walk(folder: Path) -> Iterator[Path]:
     """The Python files under ``folder`` that Git would not ignore, in sorted order."""
     folder = folder.absolute()
-    yield from _walk(folder, _ancestor_ignores(folder))
+    ignores = _ancestor_ignores(folder)
+    if _ignored(folder, True, ignores):
+        ignores = []
+    yield from _walk(folder, ignores)
 
 
 def _walk(folder: Path, ignores: list[_Ignore]) -> Iterator[Path]:
