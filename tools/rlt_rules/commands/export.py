@@ -52,6 +52,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="reviewers only: the files the rules apply to, one glob each (repeatable; "
         f"default: {' '.join(reviewers.DEFAULT_APPLY_TO)})",
     )
+    export_parser.add_argument(
+        "--preview",
+        action="store_true",
+        help="ast-grep only: include the preview detectors (left out by default: not precise "
+        "enough on real code yet)",
+    )
     export_parser.set_defaults(handler=run_export)
 
     show_parser = subparsers.add_parser(
@@ -101,6 +107,10 @@ def run_export(args: argparse.Namespace) -> int:
             options["apply_to"] = reviewers.check_globs(args.apply_to)
         except ValueError as error:
             raise UsageError(f"--apply-to: {error}") from None
+    if args.preview:
+        if "preview" not in export.FORMATS[args.format].options:
+            raise UsageError(f"--preview is for --format ast-grep, not {args.format}")
+        options["preview"] = True
     site_url = site_url_for(args.site_url, args.rules, library.version)
     files = export.render(args.format, library, site_url, **options)
     if args.output is None:

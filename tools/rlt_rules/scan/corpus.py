@@ -222,9 +222,7 @@ def rewrite_measured(text: str, detector_id: str, measured: Measured) -> str:
     start = next((n for n, line in enumerate(lines) if line.rstrip() == "detectors:"), None)
     if start is None:
         raise ValueError(f"no `detectors:` key in the record (looking for {detector_id})")
-    end = next(
-        (n for n in range(start + 1, len(lines)) if _TOP_KEY.match(lines[n])), len(lines)
-    )
+    end = next((n for n in range(start + 1, len(lines)) if _TOP_KEY.match(lines[n])), len(lines))
     item = re.compile(rf"^(?P<indent> *)- +id: +['\"]?{re.escape(detector_id)}['\"]?\s*$")
     first = next((n for n in range(start + 1, end) if item.match(lines[n])), None)
     if first is None:

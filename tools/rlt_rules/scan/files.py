@@ -59,7 +59,7 @@ def _ancestor_ignores(folder: Path) -> list[_Ignore]:
     return [ignore for ignore in loaded if ignore is not None]
 
 
-def _ignored(path: Path, is_dir: bool, ignores: list[_Ignore]) -> bool:
+def _ignored(path: Path, ignores: list[_Ignore], *, is_dir: bool) -> bool:
     verdict = False
     for ignore in ignores:
         found = ignore.check(path, is_dir)
@@ -72,7 +72,7 @@ def walk(folder: Path) -> Iterator[Path]:
     """The Python files under ``folder`` that Git would not ignore, in sorted order."""
     folder = folder.absolute()
     ignores = _ancestor_ignores(folder)
-    if _ignored(folder, True, ignores):
+    if _ignored(folder, ignores, is_dir=True):
         ignores = []
     yield from _walk(folder, ignores)
 
@@ -93,7 +93,7 @@ def _walk(folder: Path, ignores: list[_Ignore]) -> Iterator[Path]:
             is_dir = entry.is_dir()
         except OSError:
             continue
-        if _ignored(path, is_dir, ignores):
+        if _ignored(path, ignores, is_dir=is_dir):
             continue
         if is_dir:
             yield from _walk(path, ignores)
