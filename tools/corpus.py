@@ -10,6 +10,8 @@ skip) when the folder is missing, naming this command.
 (preview ones too), compares the hints with ``tests/corpus/sglang-0.5.23.yaml`` and prints each
 detector's figures; ``--write`` rewrites the ``measured:`` line of each detector whose hints are
 all judged, in place in ``rules/*.yaml`` (exit 1 while hints are unjudged or verdicts stale).
+``python tools/corpus.py gather FILE...`` writes the verdict file from per-detector files of
+the same format (sorted by path, line and detector; each entry checked against the schema).
 """
 
 from __future__ import annotations
@@ -131,6 +133,45 @@ def measure(*, write: bool) -> int:
     return 0 if report.complete else 1
 
 
+HEADER = (
+    "# yaml-language-server: $schema=../../schema/verdicts.schema.json\n"
+    f"# Every hint the detectors raise on {NAME}'s judged slice, judged by reading the code\n"
+    f"# around it. Slice: {', '.join(SLICE)}.\n"
+    "# Written by `python tools/corpus.py gather FILE...`; the corpus tests fail on a hint\n"
+    "# without a verdict and on a verdict without a hint.\n"
+)
+
+
+def gather(files: list[Path]) -> int:
+    # Only the gather command needs the package (fetch runs before it is installed).
+    import yaml
+
+    from rlt_rules.scan.corpus import VerdictError, load_verdicts
+
+    try:
+        entries = [verdict for path in files for verdict in load_verdicts(path)]
+    except VerdictError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    entries.sort(key=lambda v: (v.path, v.line, v.detector))
+    data = [
+        {
+            "path": v.path,
+            "line": v.line,
+            "rule": v.rule,
+            "detector": v.detector,
+            "verdict": v.verdict,
+            "why": v.why,
+        }
+        for v in entries
+    ]
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100) if data else "[]\n"
+    VERDICTS.parent.mkdir(parents=True, exist_ok=True)
+    VERDICTS.write_text(HEADER + body, encoding="utf-8")
+    print(f"wrote {len(data)} verdict(s) from {len(files)} file(s) to {VERDICTS}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -140,7 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     measured.add_argument(
         "--write", action="store_true", help="rewrite the `measured:` lines in rules/*.yaml"
     )
+    gathered = commands.add_parser("gather", help="write the verdict file from these files")
+    gathered.add_argument("files", metavar="FILE", nargs="*", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "gather":
+        return gather(args.files)
     if args.command == "fetch":
         fetch()
         return 0

@@ -29,6 +29,8 @@ VERDICTS = ("tp", "arguable", "fp")
 #: What a default-on detector must reach on the judged slice: tp / hints, and the most fp.
 MIN_PRECISION = 0.8
 MAX_FP_SHARE = 0.1
+#: How many unjudged hints and stale verdicts the measure report lists.
+SHOWN = 30
 
 
 class VerdictError(ValueError):
@@ -285,11 +287,13 @@ def measure_corpus(
     )
     corpus = folder.name
     out = [comparison.table(), ""]
-    out += [
+    problems = [
         f"unjudged: {found.path}:{found.hit.line} {found.hit.qualified_id}"
         for found in comparison.unjudged
-    ]
-    out += [f"stale: {v.path}:{v.line} {v.detector}" for v in comparison.stale]
+    ] + [f"stale: {v.path}:{v.line} {v.detector}" for v in comparison.stale]
+    out += problems[:SHOWN]
+    if len(problems) > SHOWN:
+        out.append(f"... and {len(problems) - SHOWN} more unjudged or stale")
     written: list[str] = []
     if write:
         for rule in library.rules:
