@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -279,3 +280,31 @@ def test_measure_write_fills_the_figures_of_settled_detectors_only(
         "sglang-0.5.23", hints, hints - 1, 0, 1, round((hints - 1) / hints, 2)
     )
     assert (rules / "R10.yaml").read_bytes() == before
+
+
+def test_a_missing_corpus_fails_the_corpus_tests_and_names_the_fetch_command(
+    tmp_path: Path,
+) -> None:
+    """Never a silent skip in CI: without the corpus the tests fail and say how to fetch it."""
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            __file__,
+            "-k",
+            "every_hint_on_the_slice",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "RLT_CORPUS_CACHE": str(tmp_path / "empty")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 1, completed.stdout
+    assert "1 error" in completed.stdout or "1 failed" in completed.stdout
+    assert "skipped" not in completed.stdout
+    assert "run `python tools/corpus.py fetch`" in completed.stdout

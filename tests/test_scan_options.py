@@ -19,6 +19,8 @@ from test_scan import GUARD, ROOT, RULES, run_cli, write
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.export import astgrep, reviewers
+from rlt_rules.model import Measured
+from rlt_rules.scan.corpus import rewrite_measured
 from rlt_rules.site.hints import hints_markdown
 
 REASON = "On SGLang it mostly flags getattr reflection loops over dir(self)."
@@ -220,3 +222,53 @@ def test_a_named_folder_that_git_ignores_is_walked_as_ripgrep_does(project: Path
     code, out, _ = run_cli("scan", ".cache/corpus")
     assert code == 1 and out.splitlines()[0].startswith(".cache/corpus/engine.py:3:12: R10")
     assert len(out.splitlines()) == 1
+
+
+# --- measured figures ----------------------------------------------------------------------
+
+
+def measured_rules(tmp_path: Path) -> Path:
+    """A copy of the rules whose R10 and R07 detectors carry measured figures."""
+    copy = tmp_path / "measured" / "rules"
+    shutil.copytree(RULES, copy)
+    shutil.copy(ROOT / "mkdocs.yml", copy.parent / "mkdocs.yml")
+    figures = {
+        ("R10", "hasattr-guard"): Measured("sglang-0.5.23", 20, 19, 1, 0, 0.95),
+        ("R07", "positional-switch"): Measured("sglang-0.5.23", 40, 33, 4, 3, 0.82),
+        ("R07", "count-as-failure"): Measured("sglang-0.5.23", 10, 7, 2, 1, 0.7),
+    }
+    for (rule, detector), measured in figures.items():
+        record = copy / f"{rule}.yaml"
+        text = record.read_text(encoding="utf-8")
+        record.write_text(rewrite_measured(text, detector, measured), encoding="utf-8")
+    return copy
+
+
+def test_sarif_gives_each_detector_its_measured_precision(project: Path, tmp_path: Path) -> None:
+    """As CodeQL's query metadata: very-high at 0.95, high at 0.8, medium below."""
+    rules = measured_rules(tmp_path)
+    write(project / "a.py", GUARD)
+    _, out = scan_with(rules, "scan", "a.py", "--format", "sarif")
+    descriptors = {r["id"]: r for r in json.loads(out)["runs"][0]["tool"]["driver"]["rules"]}
+    precision = {n: d.get("properties", {}).get("precision") for n, d in descriptors.items()}
+    assert precision["R10-hasattr-guard"] == "very-high"
+    assert precision["R07-positional-switch"] == "high"
+    assert precision["R07-count-as-failure"] == "medium"
+    assert precision["R03-one-method-reset"] is None  # not measured
+    assert descriptors["R10-hasattr-guard"]["properties"]["measured"] == {
+        "corpus": "sglang-0.5.23",
+        "hints": 20,
+        "tp": 19,
+        "arguable": 1,
+        "fp": 0,
+        "precision": 0.95,
+    }
+
+
+def test_the_rule_page_shows_each_detectors_figures(tmp_path: Path) -> None:
+    text = "\n".join(hints_markdown(load_library(measured_rules(tmp_path)).rule("R07")))
+    assert (
+        "**Measured on `sglang-0.5.23`:** 40 hints, 33 tp, 4 arguable, 3 fp: "
+        "tp-precision 0.82 (high)." in text
+    )
+    assert "tp-precision 0.70 (medium)." in text
