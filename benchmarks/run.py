@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from scan_bench import bench_scan
+from scan_bench import bench_scan, bench_sglang
 from synth import write_library
 
 from rlt_rules import load_library
@@ -498,15 +498,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[17, 1000, 5000])
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
-    parser.add_argument("--only", choices=sorted([*BENCHMARKS, "scan"]), nargs="+")
+    parser.add_argument("--only", choices=sorted([*BENCHMARKS, "scan", "scan-sglang"]), nargs="+")
     args = parser.parse_args()
     print(
         f"rlt-rules benchmarks — {platform.platform()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
     )
-    selected = args.only or [*BENCHMARKS, "scan"]
+    selected = args.only or [*BENCHMARKS, "scan", "scan-sglang"]
     if "scan" in selected:  # files, not library size: once, with the real rules
         for line in bench_scan(max(args.runs, 5)):
+            print(line, flush=True)
+    if "scan-sglang" in selected:  # the whole SGLang package (tools/corpus.py fetches it)
+        for line in bench_sglang(max(args.runs, 5)):
             print(line, flush=True)
     by_size = [name for name in selected if name in BENCHMARKS]
     with tempfile.TemporaryDirectory(prefix="rlt-bench-") as tmp:

@@ -222,6 +222,7 @@ def test_suppressions_need_a_reason(project: Path) -> None:
         (6, "R10", "R10-hasattr-guard"),
         (6, "R10", "R10-suppression-without-reason"),
         (9, "R10", "R10-hasattr-guard"),
+        (9, "R11", "R11-unused-suppression"),
         (12, "R10", "R10-hasattr-guard"),
     ]
     assert json.loads(out)["suppressed"] == 1
@@ -246,10 +247,26 @@ def test_json_lists_each_hit_with_its_span(monkeypatch: pytest.MonkeyPatch) -> N
         "detector": "R10-hasattr-guard",
         "severity": "hint",
         "message": hit["message"],
-        "url": "rules/R10/",
+        "url": f"{SITE}rules/R10/",
         "code": 'hasattr(self, "preemption")',
     }
     assert data["library_version"] == load_library(RULES).version
+    assert data["root"] == ROOT.as_posix()
+
+
+def test_links_follow_mkdocs_site_url_and_an_empty_site_url_makes_them_relative(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The published address comes from mkdocs.yml's ``site_url`` plus the library version,
+    as ``export`` and ``findings`` take it; ``--site-url ''`` gives links relative to the site."""
+    monkeypatch.chdir(ROOT)
+    _, out, _ = run_cli("scan", "samples/review")
+    assert out.splitlines()[0].endswith(f"({SITE}rules/R03/)")
+    _, out, _ = run_cli("scan", "samples/review", "--site-url", "")
+    assert out.splitlines()[0].endswith(" (rules/R03/)")
+    _, out, _ = run_cli("scan", "samples/review", "--format", "sarif")
+    rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[0]["helpUri"].startswith(f"{SITE}rules/R")
 
 
 def test_sarif_is_valid_links_each_rule_and_sarif_tools_reads_it(
@@ -267,14 +284,27 @@ def test_sarif_is_valid_links_each_rule_and_sarif_tools_reads_it(
     assert [e.message for e in validator.iter_errors(log)] == []
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == [f"R{n:02d}" for n in range(1, 18)]
+    library = load_library(RULES)
+    # One reporting descriptor per default-on detector (as CodeQL has one per query), then the
+    # two kinds of suppression report.
+    assert [r["id"] for r in rules] == [
+        f"{rule.id}-{detector.id}"
+        for rule in library.rules
+        for detector in rule.detectors
+        if not detector.preview
+    ] + ["suppression-without-reason", "unused-suppression"]
     for result in run["results"]:
         rule = rules[result["ruleIndex"]]
-        assert rule["id"] == result["ruleId"]
-        assert rule["helpUri"] == f"{SITE}rules/{result['ruleId']}/"
-    assert [r["ruleId"] for r in run["results"]] == ["R03", "R07", "R10", "R11", "R17"]
+        assert rule["id"] == result["ruleId"] == result["properties"]["detector"]
+        assert rule["properties"]["rule"] == result["properties"]["rule"]
+        assert rule["helpUri"] == f"{SITE}rules/{result['properties']['rule']}/"
+    assert [r["properties"]["rule"] for r in run["results"]] == ["R03", "R07", "R10", "R11", "R17"]
     region = run["results"][2]["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (96, 12)
+    # Paths are relative to the root, which originalUriBaseIds names.
+    location = run["results"][2]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "samples/review/scheduler.py", "uriBaseId": "SRCROOT"}
+    assert run["originalUriBaseIds"] == {"SRCROOT": {"uri": ROOT.as_uri() + "/"}}
     # The real reader: sarif-tools' command line.
     summary = subprocess.run(
         [str(BIN / "sarif"), "summary", str(target)], capture_output=True, text=True, check=True
@@ -325,7 +355,7 @@ def test_worker_processes_give_what_one_process_gives(tmp_path: Path) -> None:
     together = scan_files(detectors, files, jobs=2)
     assert together == alone
     assert sum(len(result.hits) for result in alone) > 0
-    result = scan([tmp_path], detectors, cwd=tmp_path, jobs=2)
+    result = scan([tmp_path], detectors, root=tmp_path, jobs=2)
     assert result.files_scanned == 80
     assert [h.path for h in result.hits] == sorted(h.path for h in result.hits)
 

@@ -151,6 +151,61 @@ class HintSeverity(StrEnum):
     WARNING = "warning"
 
 
+class DetectorStatus(StrEnum):
+    """Whether ``rlt-rules scan`` runs a detector by default (``active``) or only with
+    ``--preview`` (``preview``: not precise enough on real code yet; its record says why)."""
+
+    ACTIVE = "active"
+    PREVIEW = "preview"
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """A detector's figures on the judged corpus (``tests/corpus/<corpus>.yaml``): its hints
+    there and how many were judged ``tp``, ``arguable`` and ``fp``; ``precision`` is
+    tp / hints, rounded to two places (``None`` without hints)."""
+
+    corpus: str
+    hints: int
+    tp: int
+    arguable: int
+    fp: int
+    precision: float | None
+
+    @property
+    def level(self) -> str | None:
+        """CodeQL's precision words, as SARIF ``properties.precision``: ``very-high`` at 0.95
+        and over, ``high`` at 0.8 and over, ``medium`` below; ``None`` without hints."""
+        if self.precision is None:
+            return None
+        if self.precision >= 0.95:
+            return "very-high"
+        return "high" if self.precision >= 0.8 else "medium"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "corpus": self.corpus,
+            "hints": self.hints,
+            "tp": self.tp,
+            "arguable": self.arguable,
+            "fp": self.fp,
+        }
+        if self.precision is not None:
+            data["precision"] = self.precision
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Measured:
+        return cls(
+            corpus=data["corpus"],
+            hints=data["hints"],
+            tp=data["tp"],
+            arguable=data["arguable"],
+            fp=data["fp"],
+            precision=data.get("precision"),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Detector:
     """An automated hint: an ast-grep rule for Python that points at code shaped like one of
@@ -168,6 +223,13 @@ class Detector:
     rule: dict[str, Any] = field(hash=False)
     constraints: dict[str, Any] | None = field(default=None, hash=False)
     note: str | None = None
+    status: DetectorStatus = DetectorStatus.ACTIVE
+    preview_reason: str | None = None
+    measured: Measured | None = None
+
+    @property
+    def preview(self) -> bool:
+        return self.status is DetectorStatus.PREVIEW
 
     def config(self) -> dict[str, Any]:
         """The ast-grep configuration to match with: ``rule`` and, if any, ``constraints``."""
@@ -187,6 +249,12 @@ class Detector:
             data["constraints"] = self.constraints
         if self.note is not None:
             data["note"] = self.note
+        if self.status is not DetectorStatus.ACTIVE:
+            data["status"] = str(self.status)
+        if self.preview_reason is not None:
+            data["preview_reason"] = self.preview_reason
+        if self.measured is not None:
+            data["measured"] = self.measured.to_dict()
         return data
 
     @classmethod
@@ -198,6 +266,9 @@ class Detector:
             rule=data["rule"],
             constraints=data.get("constraints"),
             note=data.get("note"),
+            status=DetectorStatus(data.get("status", DetectorStatus.ACTIVE)),
+            preview_reason=data.get("preview_reason"),
+            measured=Measured.from_dict(data["measured"]) if "measured" in data else None,
         )
 
 

@@ -74,6 +74,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="replace files in the output folder that rlt-rules did not write or that were "
         "edited since (default: refuse and name them)",
     )
+    export_parser.add_argument(
+        "--preview",
+        action="store_true",
+        help="ast-grep only: include the preview detectors (left out by default: not precise "
+        "enough on real code yet)",
+    )
     export_parser.set_defaults(handler=run_export)
 
     show_parser = subparsers.add_parser(
@@ -125,6 +131,10 @@ def run_export(args: argparse.Namespace) -> int:
             options["apply_to"] = reviewers.check_globs(args.apply_to)
         except ValueError as error:
             raise UsageError(f"--apply-to: {error}") from None
+    if args.preview:
+        if "preview" not in export.FORMATS[args.format].options:
+            raise UsageError(f"--preview is for --format ast-grep, not {args.format}")
+        options["preview"] = True
     site_url = site_url_of(found, args.site_url)
     host = placeholder_host(site_url)
     if args.format == "reviewers" and host is not None:

@@ -1,9 +1,10 @@
 """``rlt-rules scan PATH... [--diff FILE|-] [--select IDS] [--format F]``: the rules' detectors
 over Python code, each hit a hint that sends the reviewer to a rule page.
 
-Exit 0 with no hits, 1 with hits (or files that could not be read, or an invalid library),
-2 on usage errors. Files that cannot be read or are not UTF-8 are reported on stderr and
-skipped. The summary goes to stderr, so stdout holds only the chosen format.
+Exit 0 with no hits, 1 with hits (an unused or reasonless suppression is a hit too), files
+that could not be read, or an invalid library; 2 on usage errors. Files that cannot be read or
+are not UTF-8 are reported on stderr and skipped. The summary goes to stderr, so stdout holds
+only the chosen format.
 """
 
 from __future__ import annotations
@@ -15,9 +16,17 @@ from pathlib import Path
 from ..atomic import check_output_file, write_atomic
 from ..config import ConfigError
 from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
-from ..scan import DiffError, SelectionError, changed_lines, plan_scan, scan
-from ..scan.render import FORMATS
-from .common import EXIT_INVALID, EXIT_OK, UsageError, add_library_option, workspace
+from ..scan import DiffError, SelectionError, changed_lines, default_root, plan_scan, scan
+from ..scan.render import FORMATS, Output
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    add_library_option,
+    add_site_url_option,
+    site_url_of,
+    workspace,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -29,10 +38,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "path:line:column: RULE message (rule page). With --diff, only hits on lines the "
         "unified diff adds or changes are kept, and without PATH the diff's files are scanned "
         "(run it from the repository root). Suppress a hint on its line with "
-        "`# rlt: ignore[R09] reason`; a suppression without a reason is reported. Exit 0 "
-        "with no hits, 1 with hits or unreadable files, 2 on usage errors. "
-        "[tool.rlt-rules] in the nearest pyproject.toml sets select, ignore, exclude, "
-        "per-file-ignores, preview, library and site-url; options given here override it.",
+        "`# rlt: ignore[R09] reason`; a suppression without a reason, or one on a line where "
+        "no hint of its rule fires, is reported. Exit 0 with no hits, 1 with hits (reported "
+        "suppressions included) or unreadable files, 2 on usage errors. [tool.rlt-rules] in "
+        "the nearest pyproject.toml sets select, ignore, exclude, per-file-ignores, preview, "
+        "library and site-url; options given here override it.",
     )
     parser.add_argument("paths", metavar="PATH", nargs="*", help="Python files and folders")
     parser.add_argument(
@@ -50,7 +60,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--preview",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="run the detectors in preview too (default: preview in [tool.rlt-rules], else off)",
+        help="also run the preview detectors (not precise enough on real code to be on by "
+        "default; each record says why; default: preview in [tool.rlt-rules], else off)",
     )
     parser.add_argument(
         "--format",
@@ -61,11 +72,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     parser.add_argument(
-        "--site-url",
-        metavar="URL",
-        help="the published site, for rule page links (<URL>rules/R03/; default: site-url in "
-        "[tool.rlt-rules], else relative)",
+        "--root",
+        metavar="DIR",
+        help="show paths relative to DIR, and read --diff paths from it (default: the top of "
+        "the Git work tree holding the first PATH, else the current folder)",
     )
+    add_site_url_option(parser)
     parser.add_argument(
         "--jobs",
         metavar="N",
@@ -111,17 +123,20 @@ def run_scan(args: argparse.Namespace) -> int:
     if not args.paths and changed is None:
         raise UsageError("give the files or folders to scan, or --diff")
     paths = [Path(path) for path in args.paths]
-    if not paths and changed is not None:
-        paths = [Path(path) for path in sorted(changed) if Path(path).is_file()]
-        if changed and not paths:
-            raise UsageError(
-                f"none of the {len(changed)} file(s) the diff changes exists under "
-                f"{Path.cwd()}: run the scan from the repository root the diff's paths are "
-                "relative to"
-            )
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    if args.root is not None and not Path(args.root).is_dir():
+        raise UsageError(f"--root {args.root}: no such folder")
+    root = Path(args.root).absolute() if args.root is not None else default_root(paths)
+    if not paths and changed is not None:
+        paths = [root / path for path in sorted(changed) if (root / path).is_file()]
+        if changed and not paths:
+            raise UsageError(
+                f"none of the {len(changed)} file(s) the diff changes exists under {root}: "
+                "run the scan from the repository root the diff's paths are relative to, or "
+                "give --root"
+            )
     found = workspace(args)
     library = found.library
     try:
@@ -132,14 +147,15 @@ def run_scan(args: argparse.Namespace) -> int:
         paths,
         plan.detectors,
         changed=changed,
+        root=root,
         jobs=args.jobs,
         plan=plan,
         max_file_bytes=args.max_file_bytes,
     )
     for problem in result.problems:
         print(f"{problem.path}: {problem.message}", file=sys.stderr)
-    site_url = args.site_url if args.site_url is not None else found.config.site_url
-    data = FORMATS[args.format](result, library, site_url)
+    site_url = site_url_of(found, args.site_url)
+    data = FORMATS[args.format](result, library, Output(site_url, preview=plan.preview))
     if args.output is not None:
         write_atomic(Path(args.output), data)
     else:

@@ -29,7 +29,8 @@ class ExportFormat:
     export the site does not publish; ``writes_folder`` says that ``rlt-rules export -o PATH``
     names a folder (several files, or a file whose name matters) rather than the one file to
     write. ``options`` names the keyword arguments ``render`` takes besides those two
-    (``apply_to`` for ``reviewers``); the site publishes every format with its defaults.
+    (``apply_to`` for ``reviewers``, ``preview`` for ``ast-grep``); the site publishes every
+    format with its defaults.
     """
 
     name: str
@@ -55,7 +56,7 @@ FORMATS: dict[str, ExportFormat] = {
         ),
         # Not on the site: a repository vendors it with `export -o`, and choosing its test
         # cases runs the detectors over the examples (seconds at thousands of rules).
-        ExportFormat("ast-grep", astgrep.files, None, writes_folder=True),
+        ExportFormat("ast-grep", astgrep.files, None, writes_folder=True, options=("preview",)),
     )
 }
 

@@ -48,7 +48,7 @@ from ..jsonout import indented
 from ..model import Library, Status
 from . import skill
 from .answer import answer_blocks
-from .astgrep import coderabbit_rule_dirs
+from .astgrep import coderabbit_rule_dirs, exported
 from .digest import (
     Detail,
     Measure,
@@ -356,17 +356,21 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
     reviews: dict[str, object] = {
         "path_instructions": [{"path": glob, "instructions": instructions} for glob in globs]
     }
-    if any(rule.detectors for rule in library.rules):
+    merge = "# Merge `reviews` into your .coderabbit.yaml."
+    if exported(library):  # preview detectors are not in the ast-grep export
         # The detectors, as `rlt-rules export --format ast-grep -o rlt-ast-grep` writes them.
         reviews["tools"] = {"ast-grep": {"rule_dirs": coderabbit_rule_dirs()}}
+        merge = (
+            "# Merge `reviews` into your .coderabbit.yaml; `tools.ast-grep.rule_dirs` expects"
+            " the folder `rlt-rules export --format ast-grep -o rlt-ast-grep` writes."
+        )
     data = {"reviews": reviews}
     dumped = yaml.dump(
         data, Dumper=_InstructionsDumper, sort_keys=False, allow_unicode=True, width=10_000
     )
     comments = [
         f"# {notice(library, site_url)}",
-        "# Merge `reviews` into your .coderabbit.yaml; `tools.ast-grep.rule_dirs` expects the"
-        " folder `rlt-rules export --format ast-grep -o rlt-ast-grep` writes.",
+        merge,
         f"# yaml-language-server: $schema={CODERABBIT_SCHEMA}",
     ]
     return "\n".join(comments) + "\n" + dumped

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ..jsonout import indented
-from ..model import Library, Rule, Status
+from ..model import Detector, HintSeverity, Library, Rule, Status
 from .inert import inert_rule
 from .markdown import (
     bullet_list,
@@ -106,6 +106,58 @@ def rule_descriptor(
         properties["replacedBy"] = rule.replaced_by
     descriptor["properties"] = properties
     return descriptor
+
+
+#: SARIF levels of the detectors' severities.
+LEVELS = {HintSeverity.HINT: "note", HintSeverity.INFO: "note", HintSeverity.WARNING: "warning"}
+
+
+def detector_descriptor(
+    library: Library, rule: Rule, detector: Detector, site_url: str | None
+) -> dict[str, Any]:
+    """One detector as a SARIF ``reportingDescriptor`` (as CodeQL describes a query): its
+    id ``R10-hasattr-guard`` (the ast-grep export's name), its message, its rule's help and
+    page, and its measured precision on the judged corpus (``properties.precision``:
+    very-high, high or medium)."""
+    base = rule_descriptor(library, rule, site_url, {})
+    descriptor: dict[str, Any] = {
+        "id": f"{rule.id}-{detector.id}",
+        "name": pascal_case(f"{rule.id} {detector.id.replace('-', ' ')}"),
+        "shortDescription": {"text": detector.message},
+        "fullDescription": base["fullDescription"],
+    }
+    if "helpUri" in base:
+        descriptor["helpUri"] = base["helpUri"]
+    descriptor["help"] = base["help"]
+    descriptor["defaultConfiguration"] = {"level": LEVELS[detector.severity]}
+    properties: dict[str, Any] = {
+        "rule": rule.id,
+        "detector": detector.id,
+        "tags": base["properties"]["tags"],
+        "category": base["properties"]["category"],
+        "status": str(detector.status),
+    }
+    measured = detector.measured
+    if measured is not None:
+        if measured.level is not None:
+            properties["precision"] = measured.level
+        properties["measured"] = measured.to_dict()
+    descriptor["properties"] = properties
+    return descriptor
+
+
+def detector_descriptors(
+    library: Library, site_url: str | None, *, preview: bool
+) -> list[dict[str, Any]]:
+    """The detectors of the active rules as ``reportingDescriptor``s, in id order; preview
+    detectors only with ``preview``."""
+    return [
+        detector_descriptor(library, rule, detector, site_url)
+        for rule in library.rules
+        if rule.status is Status.ACTIVE
+        for detector in rule.detectors
+        if preview or not detector.preview
+    ]
 
 
 def rule_descriptors(library: Library, site_url: str | None) -> list[dict[str, Any]]:

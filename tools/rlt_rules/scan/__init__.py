@@ -3,8 +3,10 @@
 :func:`scan` runs the library's detectors (:mod:`rlt_rules.detect`) over Python files and
 folders (what Git ignores is skipped, :mod:`.files`), optionally only on the lines a unified
 diff adds or changes (:mod:`.diff`), honouring ``# rlt: ignore[Rnn] reason`` comments
-(:mod:`.suppress`). :mod:`.render` prints the result as text, JSON, SARIF or a draft findings
-file. A hit is a hint that sends a reviewer to a rule page, never a verdict.
+(:mod:`.suppress`; one that silences nothing is reported). Paths are shown relative to a
+root (:func:`default_root`: the Git work tree holding the first path). :mod:`.render` prints
+the result as text, JSON, SARIF or a draft findings file. A hit is a hint that sends a reviewer
+to a rule page, never a verdict.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from ..findings.context import Place
 from ..model import Library, Status
 from ..reading import MAX_FILE_BYTES
 from .diff import DiffError, changed_lines
-from .engine import REASONLESS, FileHit, Problem, scan_files
+from .engine import REASONLESS, UNUSED, FileHit, Problem, scan_files
 from .files import PYTHON_SUFFIXES, Walk, shown_path
 from .plan import ScanPlan, SelectionError, plan_scan
 
 __all__ = [
     "REASONLESS",
+    "UNUSED",
     "DiffError",
     "FileHit",
     "Problem",
@@ -32,10 +35,12 @@ __all__ = [
     "ScanResult",
     "SelectionError",
     "changed_lines",
+    "default_root",
     "detector_set",
     "places_to_look",
     "plan_scan",
     "scan",
+    "unchecked_rules",
 ]
 
 
@@ -48,20 +53,55 @@ class ScanResult:
     problems: tuple[Problem, ...]
     files_scanned: int
     suppressed: int
+    #: The folder the hits' paths are relative to.
+    root: Path
 
     @property
     def clean(self) -> bool:
         return not self.hits and not self.problems
 
 
-def detector_set(library: Library, select: Collection[str] | None = None) -> DetectorSet:
-    """The detectors of the library's active rules (only those of ``select``, if given)."""
+def detector_set(
+    library: Library, select: Collection[str] | None = None, *, preview: bool = False
+) -> DetectorSet:
+    """The detectors of the library's active rules (only those of ``select``, if given);
+    preview detectors only with ``preview``."""
     return DetectorSet(
         (rule.id, detector)
         for rule in library.rules
         if rule.status is Status.ACTIVE and (select is None or rule.id in select)
         for detector in rule.detectors
+        if preview or not detector.preview
     )
+
+
+def unchecked_rules(
+    library: Library, select: Collection[str] | None = None, *, preview: bool = False
+) -> frozenset[str]:
+    """The rules whose detectors do not all run in this selection: a suppression of one of
+    them may silence a hint this scan cannot see, so it is never reported as unused."""
+    return frozenset(
+        rule.id
+        for rule in library.rules
+        if rule.detectors
+        and (
+            rule.status is not Status.ACTIVE
+            or (select is not None and rule.id not in select)
+            or (not preview and any(detector.preview for detector in rule.detectors))
+        )
+    )
+
+
+def default_root(paths: Sequence[Path], cwd: Path | None = None) -> Path:
+    """The top of the Git work tree holding the first path (the folder with ``.git``), else
+    the current folder: what a scan's paths are relative to."""
+    here = (cwd or Path.cwd()).absolute()
+    start = (here / paths[0]) if paths else here
+    start = start if start.is_dir() else start.parent
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
 
 
 def scan(
@@ -69,26 +109,32 @@ def scan(
     detectors: DetectorSet,
     *,
     changed: Mapping[str, frozenset[int]] | None = None,
-    cwd: Path | None = None,
+    root: Path | None = None,
     jobs: int | None = None,
     plan: ScanPlan | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
+    unchecked: frozenset[str] | None = None,
 ) -> ScanResult:
-    """Scan the Python files of ``paths``. ``changed`` maps paths relative to ``cwd`` (a
+    """Scan the Python files of ``paths``; hits' paths are relative to ``root`` (default: the
+    current folder), absolute outside it. ``changed`` maps paths relative to ``root`` (a
     diff's paths) to the lines to keep hits on; files it does not name are not scanned.
     ``plan`` (:func:`plan_scan`) leaves out the files the configuration excludes and the
-    hits its ``per-file-ignores`` ignore. A file over ``max_file_bytes``, and what the walk
-    could not read, are problems of the result."""
-    base = (cwd or Path.cwd()).absolute()
+    hits its ``per-file-ignores`` ignore, and says which rules are unchecked (``unchecked``
+    overrides it; see :func:`unchecked_rules`; ``None``: unused suppressions not reported).
+    A file over ``max_file_bytes``, and what the walk could not read, are problems of the
+    result."""
+    base = (root or Path.cwd()).absolute()
     walk = Walk()
     files = list(walk.files(paths))
     if plan is not None:
         files = [file for file in files if not plan.excluded(file)]
+        if unchecked is None:
+            unchecked = plan.unchecked
     by_file: dict[Path, frozenset[int]] | None = None
     if changed is not None:
         by_file = {(base / path).absolute(): lines for path, lines in changed.items()}
         files = [file for file in files if file.absolute() in by_file]
-    results = scan_files(detectors, files, by_file, jobs, limit=max_file_bytes)
+    results = scan_files(detectors, files, by_file, jobs, unchecked, limit=max_file_bytes)
     hits: list[FileHit] = []
     problems: list[Problem] = [
         Problem(
@@ -107,7 +153,7 @@ def scan(
         )
         suppressed += result.suppressed
     hits.sort(key=lambda h: (h.path, h.hit.line, h.hit.column, h.hit.rule_id, h.hit.detector_id))
-    return ScanResult(tuple(hits), tuple(problems), len(files), suppressed)
+    return ScanResult(tuple(hits), tuple(problems), len(files), suppressed, base)
 
 
 def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -> list[Place]:
@@ -124,9 +170,9 @@ def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -
     if not files:
         return []
     plan = plan_scan(library, config, select=None, preview=None)
-    result = scan(files, plan.detectors, changed=changed, cwd=cwd, plan=plan)
+    result = scan(files, plan.detectors, changed=changed, root=cwd, plan=plan)
     return [
         Place(found.hit.rule_id, found.path, found.hit.line, found.hit.message)
         for found in result.hits
-        if found.hit.detector_id != REASONLESS
+        if found.hit.detector_id not in (REASONLESS, UNUSED)
     ]

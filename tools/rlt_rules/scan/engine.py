@@ -24,6 +24,9 @@ from .suppress import suppressions
 CHUNK = 16
 #: The detector id of a hit that reports a suppression without a reason.
 REASONLESS = "suppression-without-reason"
+#: The detector id of a hit that reports a suppression no hint on its line needs (Ruff's
+#: RUF100): the detectors got narrower or the code changed, so the comment can go.
+UNUSED = "unused-suppression"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +75,34 @@ def read_source(path: Path, *, limit: int = MAX_FILE_BYTES) -> tuple[str | None,
     return text, None
 
 
+def _report(
+    rule_id: str, detector_id: str, message: str, line: int, column: int, lines: list[str]
+) -> Hit:
+    """A hit about a suppression comment: from its column to the end of its line."""
+    text = lines[line - 1] if line <= len(lines) else ""
+    return Hit(
+        rule_id,
+        detector_id,
+        message,
+        HintSeverity.WARNING,
+        line,
+        column,
+        line,
+        len(text) + 1,
+        text[column - 1 :],
+    )
+
+
 def scan_source(
-    detectors: DetectorSet, source: str, changed: frozenset[int] | None = None
+    detectors: DetectorSet,
+    source: str,
+    changed: frozenset[int] | None = None,
+    unchecked: frozenset[str] | None = None,
 ) -> FileScan:
     """The hits of ``source`` after its suppressions (and, given ``changed``, only those on a
-    changed line); a suppression without a reason is a hit of its own and silences nothing."""
+    changed line); a suppression without a reason is a hit of its own and silences nothing.
+    Given ``unchecked`` (the rule ids whose detectors did not all run), a suppression of any
+    other rule on a line where no hit of that rule starts is reported as unused."""
     hits = detectors.run(source)
     if changed is not None:
         hits = [h for h in hits if any(n in changed for n in range(h.line, h.end_line + 1))]
@@ -84,6 +110,7 @@ def scan_source(
     if not by_line:
         return FileScan(tuple(hits))
     selected = {rule_id for rule_id, _ in detectors.detectors()}
+    fired = {(hit.line, hit.rule_id) for hit in hits}
     lines = source.splitlines()
     kept: list[Hit] = []
     silenced = 0
@@ -96,25 +123,25 @@ def scan_source(
         if changed is not None and line not in changed:
             continue
         for suppression in found:
-            if suppression.reason:
-                continue
             for rule_id in suppression.rule_ids:
-                if rule_id not in selected:
-                    continue
-                kept.append(
-                    Hit(
-                        rule_id,
-                        REASONLESS,
+                if not suppression.reason and rule_id in selected:
+                    message = (
                         f"`rlt: ignore[{rule_id}]` gives no reason, so it silences nothing: "
-                        "say why the hint does not apply after the brackets",
-                        HintSeverity.WARNING,
-                        line,
-                        suppression.column,
-                        line,
-                        len(lines[line - 1]) + 1,
-                        lines[line - 1][suppression.column - 1 :],
+                        "say why the hint does not apply after the brackets"
                     )
-                )
+                    column = suppression.column
+                    kept.append(_report(rule_id, REASONLESS, message, line, column, lines))
+                elif (
+                    suppression.reason
+                    and unchecked is not None
+                    and rule_id not in unchecked
+                    and (line, rule_id) not in fired
+                ):
+                    message = (
+                        f"`rlt: ignore[{rule_id}]` silences nothing: no {rule_id} hint starts on "
+                        "this line; remove the suppression (or this rule id from it)"
+                    )
+                    kept.append(_report(rule_id, UNUSED, message, line, suppression.column, lines))
     kept.sort(key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
     return FileScan(tuple(kept), silenced)
 
@@ -123,33 +150,38 @@ def scan_file(
     detectors: DetectorSet,
     path: Path,
     changed: frozenset[int] | None = None,
+    unchecked: frozenset[str] | None = None,
     *,
     limit: int = MAX_FILE_BYTES,
 ) -> FileScan:
     source, problem = read_source(path, limit=limit)
     if source is None:
         return FileScan(problem=problem)
-    return scan_source(detectors, source, changed)
+    return scan_source(detectors, source, changed, unchecked)
 
 
 # --- many files --------------------------------------------------------------------------
 
 _WORKER_DETECTORS: DetectorSet | None = None
+_WORKER_UNCHECKED: frozenset[str] | None = None
 
 
 _WORKER_LIMIT = MAX_FILE_BYTES
 
 
-def _start_worker(entries: tuple[tuple[str, Detector], ...], limit: int) -> None:
-    global _WORKER_DETECTORS, _WORKER_LIMIT
+def _start_worker(
+    entries: tuple[tuple[str, Detector], ...], unchecked: frozenset[str] | None, limit: int
+) -> None:
+    global _WORKER_DETECTORS, _WORKER_UNCHECKED, _WORKER_LIMIT
     _WORKER_DETECTORS = DetectorSet(entries)
+    _WORKER_UNCHECKED = unchecked
     _WORKER_LIMIT = limit
 
 
 def _scan_chunk(chunk: list[tuple[str, frozenset[int] | None]]) -> list[FileScan]:
     assert _WORKER_DETECTORS is not None, "worker started without its detectors"
     return [
-        scan_file(_WORKER_DETECTORS, Path(path), lines, limit=_WORKER_LIMIT)
+        scan_file(_WORKER_DETECTORS, Path(path), lines, _WORKER_UNCHECKED, limit=_WORKER_LIMIT)
         for path, lines in chunk
     ]
 
@@ -159,6 +191,7 @@ def scan_files(
     files: Sequence[Path],
     changed: Mapping[Path, frozenset[int]] | None = None,
     jobs: int | None = None,
+    unchecked: frozenset[str] | None = None,
     *,
     limit: int = MAX_FILE_BYTES,
 ) -> list[FileScan]:
@@ -171,7 +204,7 @@ def scan_files(
     workers = min(jobs if jobs is not None else cpus, cpus, len(files) // CHUNK)
     if workers <= 1 or not len(detectors):
         return [
-            scan_file(detectors, path, lines, limit=limit)
+            scan_file(detectors, path, lines, unchecked, limit=limit)
             for path, lines in zip(files, wanted, strict=True)
         ]
     tasks = [(str(path), lines) for path, lines in zip(files, wanted, strict=True)]
@@ -184,6 +217,6 @@ def scan_files(
             "fork" if threading.active_count() == 1 else "forkserver"
         ),
         initializer=_start_worker,
-        initargs=(detectors.detectors(), limit),
+        initargs=(detectors.detectors(), unchecked, limit),
     ) as pool:
         return [scan for chunk in pool.map(_scan_chunk, chunks) for scan in chunk]

@@ -5,7 +5,8 @@ skipped, as ``ast-grep scan`` and ripgrep skip them, and so is everything a ``.g
 excludes: the ``.gitignore`` files inside the walked folder and those of its parent folders up
 to the repository root (the nearest folder holding ``.git``), matched with Git's rules by
 ``pathspec`` (deeper files and later lines win; an ignored folder is not entered). A file named
-on the command line is always scanned.
+on the command line is always scanned, and so is a folder (as ripgrep and ``ast-grep scan`` do):
+when Git ignores the named folder itself, only the ``.gitignore`` files inside it apply.
 
 Whatever a repository holds, the walk ends: links are not followed (two links to ``.`` would
 make it grow without end; a link may lead out of the tree or to a device), only regular files
@@ -95,7 +96,10 @@ class Walk:
 
     def _walk_root(self, folder: Path) -> Iterator[Path]:
         folder = folder.absolute()
-        yield from self._walk(folder, self._ancestor_ignores(folder))
+        ignores = self._ancestor_ignores(folder)
+        if _ignored(folder, is_dir=True, ignores=ignores):
+            ignores = []  # named, so walked: only the .gitignore files inside it apply
+        yield from self._walk(folder, ignores)
 
     def _load(self, folder: Path) -> _Ignore | None:
         path = folder / GITIGNORE

@@ -17,7 +17,7 @@ import pathspec
 
 from ..config import ConfigError, RepoConfig
 from ..detect import DetectorSet, Hit
-from ..model import Library, Status
+from ..model import Detector, Library, Status
 
 
 class SelectionError(ValueError):
@@ -28,11 +28,15 @@ class SelectionError(ValueError):
 class ScanPlan:
     """The detectors to run, the files never read, and the ids ignored per file.
 
-    ``preview`` is ``--preview``, else ``[tool.rlt-rules] preview``, else off.
+    ``preview`` is ``--preview``, else ``[tool.rlt-rules] preview``, else off: preview
+    detectors run only with it. ``unchecked`` holds the rules whose detectors do not all run
+    (not chosen, or preview ones left out): a suppression of one of them may silence a hint
+    this scan cannot see, so it is never reported as unused.
     """
 
     detectors: DetectorSet
     preview: bool
+    unchecked: frozenset[str] = frozenset()
     root: Path | None = None
     exclude: pathspec.GitIgnoreSpec | None = None
     per_file: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = ()
@@ -89,17 +93,25 @@ def plan_scan(
     else:
         wanted = None
     ignored = set(config.ignore)
-    entries = [
-        (rule.id, detector)
+    preview_on = bool(preview if preview is not None else config.preview)
+
+    def runs(rule_id: str, detector: Detector) -> bool:
+        chosen = _chosen(rule_id, f"{rule_id}-{detector.id}", wanted, ignored)
+        return chosen and (preview_on or not detector.preview)
+
+    active = [rule for rule in library.rules if rule.status is Status.ACTIVE]
+    entries = [(rule.id, d) for rule in active for d in rule.detectors if runs(rule.id, d)]
+    unchecked = frozenset(
+        rule.id
         for rule in library.rules
-        if rule.status is Status.ACTIVE
-        for detector in rule.detectors
-        if _chosen(rule.id, f"{rule.id}-{detector.id}", wanted, ignored)
-    ]
+        if rule.detectors
+        and (rule.status is not Status.ACTIVE or not all(runs(rule.id, d) for d in rule.detectors))
+    )
     root = config.root
     return ScanPlan(
         DetectorSet(entries),
-        preview=bool(preview if preview is not None else config.preview),
+        preview=preview_on,
+        unchecked=unchecked,
         root=root,
         exclude=pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None,
         per_file=tuple(

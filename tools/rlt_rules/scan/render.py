@@ -2,9 +2,11 @@
 
 * ``text``: ``path:line:column: R10 message (rule page URL)``, one hit a line;
 * ``json``: every hit with its span, detector, severity, message, URL and code;
-* ``sarif``: SARIF 2.1.0 whose ``tool.driver`` is the library's own rule metadata
-  (:func:`rlt_rules.export.sarif.driver`), so each result's ``ruleId`` links to its page in
-  code-scanning tools; files that could not be read are tool notifications;
+* ``sarif``: SARIF 2.1.0 whose ``tool.driver.rules`` are the detectors (each result's
+  ``ruleId`` is its detector, ``R10-hasattr-guard``, as in the ast-grep export), each with its
+  rule's help and page and its measured ``properties.precision``; paths are relative to the
+  scan's root, named in ``originalUriBaseIds``; files that could not be read are tool
+  notifications;
 * ``findings``: a draft review (``schema/findings.schema.json``) with one finding per hit, rule
   and location filled and the reviewer's part marked TODO, which ``findings check`` rejects
   until it is written.
@@ -14,35 +16,54 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
 from ..about import NAME, VERSION
 from ..export.markdown import rule_url
-from ..export.sarif import SARIF_SCHEMA, SARIF_VERSION, driver
+from ..export.sarif import LEVELS, SARIF_SCHEMA, SARIF_VERSION, detector_descriptors, driver
 from ..jsonout import indented
-from ..model import HintSeverity, Library
-from . import ScanResult
-
-Renderer = Callable[[ScanResult, Library, str | None], bytes]
-
-#: SARIF result levels and findings severities of the detectors' severities.
-LEVELS = {HintSeverity.HINT: "note", HintSeverity.INFO: "note", HintSeverity.WARNING: "warning"}
+from ..model import Library
+from . import REASONLESS, UNUSED, ScanResult
 
 
-def text(result: ScanResult, library: Library, site_url: str | None) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Output:
+    """How to render: the site the rule links point to (``None``: relative links) and whether
+    the scan ran the preview detectors (SARIF then describes them too)."""
+
+    site_url: str | None
+    preview: bool = False
+
+
+Renderer = Callable[[ScanResult, Library, Output], bytes]
+
+#: The ``originalUriBaseIds`` key of the scan's root in SARIF.
+ROOT_BASE = "SRCROOT"
+#: SARIF descriptors of the hits about suppression comments (not detectors of a rule).
+SUPPRESSION_DESCRIPTORS = {
+    REASONLESS: "A `# rlt: ignore[Rnn]` comment without a reason: it silences nothing.",
+    UNUSED: "A `# rlt: ignore[Rnn] reason` comment on a line where no hint of that rule "
+    "fires: remove it.",
+}
+
+
+def text(result: ScanResult, library: Library, output: Output) -> bytes:
     lines = [
         f"{found.path}:{found.hit.line}:{found.hit.column}: {found.hit.rule_id} "
-        f"{found.hit.message} ({rule_url(site_url, found.hit.rule_id)})"
+        f"{found.hit.message} ({rule_url(output.site_url, found.hit.rule_id)})"
         for found in result.hits
     ]
     return "".join(f"{line}\n" for line in lines).encode("utf-8")
 
 
-def json_data(result: ScanResult, library: Library, site_url: str | None) -> dict[str, Any]:
+def json_data(result: ScanResult, library: Library, output: Output) -> dict[str, Any]:
     return {
         "generator": {"name": NAME, "version": VERSION},
         "library_version": library.version,
+        "root": result.root.as_posix(),
         "files_scanned": result.files_scanned,
         "suppressed": result.suppressed,
         "hits": [
@@ -56,7 +77,7 @@ def json_data(result: ScanResult, library: Library, site_url: str | None) -> dic
                 "detector": found.hit.qualified_id,
                 "severity": str(found.hit.severity),
                 "message": found.hit.message,
-                "url": rule_url(site_url, found.hit.rule_id),
+                "url": rule_url(output.site_url, found.hit.rule_id),
                 "code": found.hit.text,
             }
             for found in result.hits
@@ -65,26 +86,40 @@ def json_data(result: ScanResult, library: Library, site_url: str | None) -> dic
     }
 
 
-def json_(result: ScanResult, library: Library, site_url: str | None) -> bytes:
-    return indented(json_data(result, library, site_url))
+def json_(result: ScanResult, library: Library, output: Output) -> bytes:
+    return indented(json_data(result, library, output))
 
 
-def sarif_log(result: ScanResult, library: Library, site_url: str | None) -> dict[str, Any]:
-    tool = driver(library, site_url)
+def _artifact(path: str) -> dict[str, str]:
+    """A shown path as a SARIF ``artifactLocation``: relative to the root, else absolute."""
+    if PurePosixPath(path).is_absolute():
+        return {"uri": "file://" + quote(path)}
+    return {"uri": quote(path), "uriBaseId": ROOT_BASE}
+
+
+def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str, Any]:
+    tool = driver(library, output.site_url)
+    tool["rules"] = detector_descriptors(library, output.site_url, preview=output.preview)
+    tool["rules"] += [
+        {"id": name, "shortDescription": {"text": text}}
+        for name, text in SUPPRESSION_DESCRIPTORS.items()
+    ]
     index_of = {descriptor["id"]: index for index, descriptor in enumerate(tool["rules"])}
     results = []
     for found in result.hits:
         hit = found.hit
+        suppression = hit.detector_id in SUPPRESSION_DESCRIPTORS
+        rule_id = hit.detector_id if suppression else hit.qualified_id
         results.append(
             {
-                "ruleId": hit.rule_id,
-                "ruleIndex": index_of[hit.rule_id],
+                "ruleId": rule_id,
+                "ruleIndex": index_of[rule_id],
                 "level": LEVELS[hit.severity],
                 "message": {"text": hit.message},
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": quote(found.path)},
+                            "artifactLocation": _artifact(found.path),
                             "region": {
                                 "startLine": hit.line,
                                 "startColumn": hit.column,
@@ -95,14 +130,14 @@ def sarif_log(result: ScanResult, library: Library, site_url: str | None) -> dic
                         }
                     }
                 ],
-                "properties": {"detector": hit.qualified_id},
+                "properties": {"rule": hit.rule_id, "detector": hit.qualified_id},
             }
         )
     notifications = [
         {
             "level": "error",
             "message": {"text": problem.message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": quote(problem.path)}}}],
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(problem.path)}}],
         }
         for problem in result.problems
     ]
@@ -112,14 +147,15 @@ def sarif_log(result: ScanResult, library: Library, site_url: str | None) -> dic
     run: dict[str, Any] = {
         "tool": {"driver": tool},
         "invocations": [invocation],
+        "originalUriBaseIds": {ROOT_BASE: {"uri": result.root.as_uri().rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def sarif(result: ScanResult, library: Library, site_url: str | None) -> bytes:
-    return indented(sarif_log(result, library, site_url))
+def sarif(result: ScanResult, library: Library, output: Output) -> bytes:
+    return indented(sarif_log(result, library, output))
 
 
 #: The reviewer's part of a draft finding; ``findings check`` rejects it until rewritten.
@@ -133,12 +169,12 @@ def _block(key: str, lines: list[str]) -> list[str]:
     return [f"    {key}: |-", *(f"      {line}" for line in lines)]
 
 
-def findings(result: ScanResult, library: Library, site_url: str | None) -> bytes:
+def findings(result: ScanResult, library: Library, output: Output) -> bytes:
     """A findings file (YAML) with one draft finding per hit, written for people to edit."""
     out = [
         "# Draft review from `rlt-rules scan`: one finding per hint. A hint is not a verdict:",
         "# delete each finding whose code does not break its rule, replace the TODO lines of",
-        "# the rest, then check it: `rlt-rules findings check FILE --repo .`.",
+        f"# the rest, then check it: `rlt-rules findings check FILE --repo {result.root}`.",
         f"library_version: {json.dumps(library.version)}",
         "findings:" if result.hits else "findings: []",
     ]

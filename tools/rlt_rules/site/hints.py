@@ -1,5 +1,6 @@
 """A rule page's "Automated hints" section: the rule's detectors, what each looks for and what
-it does not see, and its ast-grep rule.
+it does not see, whether it is on by default (a preview one says why not), its measured
+precision on the judged real-engine corpus, and its ast-grep rule.
 
 Returns Markdown lines for :func:`rlt_rules.site.pages.rule_page` to splice in (nothing for a
 rule without detectors). Library text goes through the same inert-Markdown path as every other
@@ -14,7 +15,7 @@ import yaml
 
 from ..export.inert import inert_markdown
 from ..export.markdown import fence_for
-from ..model import Detector, Rule
+from ..model import Detector, Measured, Rule
 
 #: The exports page, from a rule page (``rules/R03.md``).
 EXPORTS_LINK = "../exports.md"
@@ -37,6 +38,17 @@ def _rule_yaml(detector: Detector) -> str:
     return f"{fence}yaml\n{text.rstrip(chr(10))}\n{fence}"
 
 
+def measured_markdown(measured: Measured) -> str:
+    """``**Measured on sglang-0.5.23:** 61 hints, 50 tp, 5 arguable, 6 fp: tp-precision 0.82
+    (high).``"""
+    figures = (
+        f"{measured.hints} hints, {measured.tp} tp, {measured.arguable} arguable, {measured.fp} fp"
+    )
+    if measured.precision is not None:
+        figures += f": tp-precision {measured.precision:.2f} ({measured.level})"
+    return f"**Measured on `{measured.corpus}`:** {figures}."
+
+
 def hints_markdown(rule: Rule) -> list[str]:
     """The section's lines, ending with a blank line; empty when the rule has no detectors."""
     if not rule.detectors:
@@ -49,6 +61,13 @@ def hints_markdown(rule: Rule) -> list[str]:
         "and silence is not approval.",
         "",
     ]
+    if any(detector.measured for detector in rule.detectors):
+        out += [
+            "Each detector is measured on real engine code: every hint it raises on the judged "
+            "slice of the corpus named is read and judged; tp-precision is the share a "
+            "reviewer applying this rule would raise.",
+            "",
+        ]
     for detector in rule.detectors:
         out += [
             f"### `{rule.id}-{detector.id}`",
@@ -58,5 +77,10 @@ def hints_markdown(rule: Rule) -> list[str]:
         ]
         if detector.note:
             out += [f"**Sees and misses:** {_markdown(detector.note, at_line_start=False)}", ""]
+        if detector.preview:
+            reason = _markdown(detector.preview_reason or "", at_line_start=False)
+            out += [f"**Preview** (runs only with `rlt-rules scan --preview`): {reason}", ""]
+        if detector.measured is not None:
+            out += [measured_markdown(detector.measured), ""]
         out += [_rule_yaml(detector), ""]
     return out

@@ -1,0 +1,199 @@
+"""The pinned real-engine corpus: SGLang 0.5.23's Python files, fetched from PyPI, never committed.
+
+``python tools/corpus.py fetch`` downloads the wheel with ``pip download --no-deps``, checks its
+sha256, and unpacks only its ``.py`` files into ``.cache/corpus/sglang-0.5.23/`` (ignored by
+Git); a later run finds them there and does nothing. ``python tools/corpus.py where`` prints the
+folder. ``./dev test`` and ``./dev bench`` run ``fetch`` first; the corpus tests fail (never
+skip) when the folder is missing, naming this command.
+
+``python tools/corpus.py measure [--write]`` scans the judged slice with every detector
+(preview ones too), compares the hints with ``tests/corpus/sglang-0.5.23.yaml`` and prints each
+detector's figures; ``--write`` rewrites the ``measured:`` line of each detector whose hints are
+all judged, in place in ``rules/*.yaml`` (exit 1 while hints are unjudged or verdicts stale).
+``python tools/corpus.py gather FILE...`` writes the verdict file from per-detector files of
+the same format (sorted by path, line and detector; each entry checked against the schema).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "sglang"
+VERSION = "0.5.23"
+NAME = f"{PACKAGE}-{VERSION}"
+WHEEL = f"{PACKAGE}-{VERSION}-cp311-cp311-manylinux_2_34_x86_64.whl"
+SHA256 = "00b3cd5b265ac76c64185fbb6b95424f324ddd9f428d0306b77bc9db9d859937"
+#: Where the unpacked files live; ``RLT_CORPUS_CACHE`` moves the cache folder.
+CACHE = Path(os.environ.get("RLT_CORPUS_CACHE", ROOT / ".cache" / "corpus"))
+FOLDER = CACHE / NAME
+#: Written last: its presence says the unpack finished.
+DONE = ".complete"
+FETCH_COMMAND = "python tools/corpus.py fetch"
+#: The judged slice: the engine's scheduler, KV cache and runner, relative to ``FOLDER``.
+SLICE = ("sglang/srt/managers", "sglang/srt/mem_cache", "sglang/srt/model_executor")
+VERDICTS = ROOT / "tests" / "corpus" / f"{NAME}.yaml"
+
+
+def ready(folder: Path = FOLDER) -> bool:
+    return (folder / DONE).is_file()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _download(into: Path) -> Path:
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--python-version",
+        "3.11",
+        "--platform",
+        "manylinux_2_34_x86_64",
+        "-d",
+        str(into),
+        f"{PACKAGE}=={VERSION}",
+    ]
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    wheel = into / WHEEL
+    if completed.returncode != 0 or not wheel.is_file():
+        raise SystemExit(
+            f"error: pip download of {PACKAGE}=={VERSION} failed (is the package index "
+            f"reachable?):\n{completed.stderr.strip()}\nRerun `{FETCH_COMMAND}` when it is."
+        )
+    return wheel
+
+
+def _unpack(wheel: Path, folder: Path) -> int:
+    """Only the ``.py`` files, into a fresh folder renamed into place when complete."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{NAME}-", dir=folder.parent))
+    count = 0
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.infolist():
+            name = member.filename
+            if not name.endswith(".py") or name.startswith("/") or ".." in name.split("/"):
+                continue
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(member))
+            count += 1
+    (staging / DONE).write_text(f"{WHEEL} sha256 {SHA256}: {count} .py files\n", "utf-8")
+    if folder.exists():
+        shutil.rmtree(folder)
+    staging.rename(folder)
+    return count
+
+
+def fetch(folder: Path = FOLDER) -> Path:
+    """The unpacked corpus folder, fetched and unpacked first when missing."""
+    if ready(folder):
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="rlt-corpus-") as tmp:
+        wheel = _download(Path(tmp))
+        found = _sha256(wheel)
+        if found != SHA256:
+            raise SystemExit(
+                f"error: {WHEEL} has sha256 {found}, expected {SHA256}: not the pinned file; "
+                "nothing was unpacked."
+            )
+        count = _unpack(wheel, folder)
+    print(f"==> corpus: {count} .py files of {WHEEL} in {folder}", file=sys.stderr)
+    return folder
+
+
+def measure(*, write: bool) -> int:
+    # Only the measure command needs the package (fetch runs before it is installed).
+    from rlt_rules.scan.corpus import measure_corpus
+
+    if not ready():
+        print(f"error: no corpus in {FOLDER}: run `{FETCH_COMMAND}`", file=sys.stderr)
+        return 2
+    report = measure_corpus(FOLDER, SLICE, VERDICTS, ROOT / "rules", write=write)
+    print(report.text)
+    return 0 if report.complete else 1
+
+
+HEADER = (
+    "# yaml-language-server: $schema=../../schema/verdicts.schema.json\n"
+    f"# Every hint the detectors raise on {NAME}'s judged slice, judged by reading the code\n"
+    f"# around it. Slice: {', '.join(SLICE)}.\n"
+    "# Written by `python tools/corpus.py gather FILE...`; the corpus tests fail on a hint\n"
+    "# without a verdict and on a verdict without a hint.\n"
+)
+
+
+def gather(files: list[Path]) -> int:
+    # Only the gather command needs the package (fetch runs before it is installed).
+    import yaml
+
+    from rlt_rules.scan.corpus import VerdictError, load_verdicts
+
+    try:
+        entries = [verdict for path in files for verdict in load_verdicts(path)]
+    except VerdictError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    entries.sort(key=lambda v: (v.path, v.line, v.detector))
+    data = [
+        {
+            "path": v.path,
+            "line": v.line,
+            "rule": v.rule,
+            "detector": v.detector,
+            "verdict": v.verdict,
+            "why": v.why,
+        }
+        for v in entries
+    ]
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100) if data else "[]\n"
+    VERDICTS.parent.mkdir(parents=True, exist_ok=True)
+    VERDICTS.write_text(HEADER + body, encoding="utf-8")
+    print(f"wrote {len(data)} verdict(s) from {len(files)} file(s) to {VERDICTS}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("fetch", help="download, check and unpack the corpus (once)")
+    commands.add_parser("where", help="print the corpus folder")
+    measured = commands.add_parser("measure", help="each detector's figures on the judged slice")
+    measured.add_argument(
+        "--write", action="store_true", help="rewrite the `measured:` lines in rules/*.yaml"
+    )
+    gathered = commands.add_parser("gather", help="write the verdict file from these files")
+    gathered.add_argument("files", metavar="FILE", nargs="*", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "gather":
+        return gather(args.files)
+    if args.command == "fetch":
+        fetch()
+        return 0
+    if args.command == "where":
+        print(FOLDER)
+        return 0
+    return measure(write=args.write)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
