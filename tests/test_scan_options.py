@@ -117,7 +117,10 @@ def test_a_preview_detector_without_its_reason_is_rejected(tmp_path: Path) -> No
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = main(["validate", str(rules)])
     assert code == 1
-    assert "R10.yaml:125:5: missing required field 'preview_reason'" in out.getvalue()
+    # At the detector's first key: the mapping that lacks the field.
+    lines = record.read_text(encoding="utf-8").splitlines()
+    first = next(n for n, line in enumerate(lines, 1) if line.startswith("  - id: hasattr-guard"))
+    assert f"R10.yaml:{first}:5: missing required field 'preview_reason'" in out.getvalue()
 
 
 # --- the root ------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from ..model import Library, Status
 from ..scan import DiffError as ScanDiffError
 from ..scan import FileHit, ScanResult, detector_set, places_to_look, scan
 from ..scan.engine import scan_source
-from ..scan.render import json_data
+from ..scan.render import Output, json_data
 from . import views
 from .views import RuleDetail, RuleIndex, ViewError
 from .workspace import Workspace
@@ -249,7 +249,7 @@ def build_server(
     ) -> dict[str, Any]:
         with _tool_errors():
             result = _scan(workspace, detectors, paths, code, file_name)
-        return json_data(result, library, site_url)
+        return json_data(result, library, Output(site_url))
 
     @server.prompt(
         name=mcp_names.REVIEW_PROMPT,
@@ -299,7 +299,7 @@ def _scan(
     if paths is None and code is None:
         raise ViewError("give `paths` to scan (files and folders), or `code` with a `file_name`")
     if paths is not None:
-        return scan(workspace.paths(paths), detectors, cwd=workspace.root)
+        return scan(workspace.paths(paths), detectors, root=workspace.root)
     if not file_name or not file_name.endswith(PYTHON_SUFFIXES):
         raise ViewError(
             "give `file_name`, ending in .py: the detectors read Python, and hits name the file"
@@ -307,4 +307,4 @@ def _scan(
     assert code is not None
     found = scan_source(detectors, code)
     hits = tuple(FileHit(file_name, hit) for hit in found.hits)
-    return ScanResult(hits, (), 1, found.suppressed)
+    return ScanResult(hits, (), 1, found.suppressed, workspace.root)
