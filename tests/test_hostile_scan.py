@@ -180,3 +180,31 @@ def test_cr_only_line_endings_are_read_as_python_reads_them(repo: Path) -> None:
     (repo / "src" / "engine.py").write_bytes(GUARD.replace("\n", "\r").encode())
     result = scan(repo, "src")
     assert result.returncode == 1 and "src/engine.py:3:" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "comment", ["# rlt: ignore[] why", "# rlt: ignore［R10］ why", "# rlt: ignore[r10] why"]
+)
+def test_a_suppression_not_written_as_one_is_reported_not_lost(repo: Path, comment: str) -> None:
+    code = GUARD.replace('"preemption"):', f'"preemption"):  {comment}')
+    (repo / "src" / "engine.py").write_text(code, encoding="utf-8")
+    result = scan(repo, "src")
+    assert result.returncode == 1
+    assert "src/engine.py:3:12: R10 " in result.stdout  # the hint stays
+    assert "src/engine.py:3:42: not a suppression rlt-rules reads" in result.stderr
+
+
+def test_suppressions_in_a_file_that_does_not_tokenize_are_reported(repo: Path) -> None:
+    (repo / "src" / "broken.py").write_text("x = (\n# rlt: ignore[R10] why\n", encoding="utf-8")
+    result = scan(repo, "src")
+    assert "src/broken.py:2:1: suppressions not read: the file does not tokenize" in result.stderr
+
+
+def test_a_file_name_cannot_forge_a_line_of_output(repo: Path) -> None:
+    (repo / "src" / "a\nfake.py:1:1: R99 forged.py").write_text(GUARD, encoding="utf-8")
+    result = scan(repo, "src", "--format", "text")
+    lines = result.stdout.splitlines()
+    assert not any(line.startswith("fake.py") for line in lines)
+    assert "src/a\\nfake.py:1:1: R99 forged.py:3:12: R10 " in result.stdout
+    sarif = scan(repo, "src", "--format", "sarif")
+    assert "a%0Afake.py" in sarif.stdout

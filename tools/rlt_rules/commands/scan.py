@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
 from ..config import ConfigError
+from ..export.text import visible
 from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
 from ..scan import DiffError, SelectionError, changed_lines, default_root, plan_scan, scan
 from ..scan.render import FORMATS, Output
@@ -153,7 +154,7 @@ def run_scan(args: argparse.Namespace) -> int:
         max_file_bytes=args.max_file_bytes,
     )
     for problem in result.problems:
-        print(f"{problem.path}: {problem.message}", file=sys.stderr)
+        print(f"{visible(problem.path)}: {problem.message}", file=sys.stderr)
     site_url = site_url_of(found, args.site_url)
     data = FORMATS[args.format](result, library, Output(site_url, preview=plan.preview))
     if args.output is not None:

@@ -66,6 +66,17 @@ def seed_text(library: Library) -> str:
     return "\n\n".join(parts)
 
 
+#: Characters that must not reach a line of output as themselves (a newline would start a
+#: line of its own: a forged hint, or a Markdown block).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters as Python escapes (a newline as ``\\n``): a file name
+    shown in a line of output stays on that line."""
+    return _CONTROL.sub(lambda match: repr(match[0])[1:-1], text)
+
+
 def one_line(text: str) -> str:
     """``text`` with its line breaks and runs of spaces collapsed to single spaces."""
     return " ".join(text.split())

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from ..export.inert import md_prose
 from ..export.markdown import code_block, rule_url
-from ..export.text import rule_heading
+from ..export.text import rule_heading, visible
 from ..model import Library
 from .model import Finding, Review
 
@@ -25,18 +25,11 @@ from .model import Finding, Review
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 #: An @-mention as GitHub and GitLab read one: ``@`` after no word character, then a name.
 _MENTION = re.compile(r"(?<![\w`\\])@(?=[A-Za-z0-9])[A-Za-z0-9][-A-Za-z0-9]*(?:/[-A-Za-z0-9]+)?")
-#: Characters that must not reach a rendered path as themselves.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _unmention(prose: str) -> str:
     """Escaped prose with each @-mention as a code span: shown as written, notifying nobody."""
     return _MENTION.sub(lambda match: f"`{match[0]}`", prose)
-
-
-def visible(text: str) -> str:
-    """``text`` with control characters as Python escapes (a newline as ``\\n``)."""
-    return _CONTROL.sub(lambda match: repr(match[0])[1:-1], text)
 
 
 def plain_text(text: str) -> str:

@@ -148,6 +148,10 @@ def scan(
         shown = shown_path(file, base)
         if result.problem is not None:
             problems.append(Problem(shown, result.problem))
+        problems.extend(
+            Problem(f"{shown}:{notice.line}:{notice.column}", notice.message)
+            for notice in result.notices
+        )
         hits.extend(
             FileHit(shown, hit) for hit in result.hits if plan is None or plan.keeps(file, hit)
         )

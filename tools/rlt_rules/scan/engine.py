@@ -18,7 +18,7 @@ from pathlib import Path
 from ..detect import DetectorSet, Hit
 from ..model import Detector, HintSeverity
 from ..reading import MAX_FILE_BYTES, ReadRefused, read_regular
-from .suppress import suppressions
+from .suppress import Notice, read_suppressions
 
 #: Files per task handed to a worker process; fewer than two chunks stay in this process.
 CHUNK = 16
@@ -48,11 +48,13 @@ class Problem:
 @dataclass(frozen=True, slots=True)
 class FileScan:
     """What one file gave: its hits (reasonless suppressions included), how many hits its
-    suppressions silenced, or the problem that kept it from being scanned."""
+    suppressions silenced, or the problem that kept it from being scanned; and the notices
+    about suppressions it could not read."""
 
     hits: tuple[Hit, ...] = ()
     suppressed: int = 0
     problem: str | None = None
+    notices: tuple[Notice, ...] = ()
 
 
 def read_source(path: Path, *, limit: int = MAX_FILE_BYTES) -> tuple[str | None, str | None]:
@@ -106,9 +108,13 @@ def scan_source(
     hits = detectors.run(source)
     if changed is not None:
         hits = [h for h in hits if any(n in changed for n in range(h.line, h.end_line + 1))]
-    by_line = suppressions(source)
+    read = read_suppressions(source)
+    by_line = read.by_line
+    notices = tuple(
+        notice for notice in read.notices if changed is None or notice.line in changed
+    )
     if not by_line:
-        return FileScan(tuple(hits))
+        return FileScan(tuple(hits), notices=notices)
     selected = {rule_id for rule_id, _ in detectors.detectors()}
     fired = {(hit.line, hit.rule_id) for hit in hits}
     lines = source.splitlines()
@@ -143,7 +149,7 @@ def scan_source(
                     )
                     kept.append(_report(rule_id, UNUSED, message, line, suppression.column, lines))
     kept.sort(key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
-    return FileScan(tuple(kept), silenced)
+    return FileScan(tuple(kept), silenced, notices=notices)
 
 
 def scan_file(

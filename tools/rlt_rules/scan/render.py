@@ -1,6 +1,7 @@
 """A scan's result in the four formats of ``rlt-rules scan --format``.
 
-* ``text``: ``path:line:column: R10 message (rule page URL)``, one hit a line;
+* ``text``: ``path:line:column: R10 message (rule page URL)``, one hit a line (a control
+  character in a file name shown as an escape, so a name cannot forge a line);
 * ``json``: every hit with its span, detector, severity, message, URL and code;
 * ``sarif``: SARIF 2.1.0 whose ``tool.driver.rules`` are the detectors (each result's
   ``ruleId`` is its detector, ``R10-hasattr-guard``, as in the ast-grep export), each with its
@@ -24,6 +25,7 @@ from urllib.parse import quote
 from ..about import NAME, VERSION
 from ..export.markdown import rule_url
 from ..export.sarif import LEVELS, SARIF_SCHEMA, SARIF_VERSION, detector_descriptors, driver
+from ..export.text import visible
 from ..jsonout import indented
 from ..model import Library
 from . import REASONLESS, UNUSED, ScanResult
@@ -52,7 +54,7 @@ SUPPRESSION_DESCRIPTORS = {
 
 def text(result: ScanResult, library: Library, output: Output) -> bytes:
     lines = [
-        f"{found.path}:{found.hit.line}:{found.hit.column}: {found.hit.rule_id} "
+        f"{visible(found.path)}:{found.hit.line}:{found.hit.column}: {found.hit.rule_id} "
         f"{found.hit.message} ({rule_url(output.site_url, found.hit.rule_id)})"
         for found in result.hits
     ]
