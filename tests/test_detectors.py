@@ -218,7 +218,8 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "    def f(self, b):\n        self.pool.refs[b] -= 1\n",
                 "class C:\n    def __init__(self, pool):\n        self.pool = pool\n"
                 "    def f(self, b):\n        del self.pool.refs[b]\n",
-                "class C:\n    def __init__(self, coordinator):\n        self.coordinator = coordinator\n"
+                "class C:\n    def __init__(self, coordinator):\n"
+                "        self.coordinator = coordinator\n"
                 "    def f(self, n):\n        self.coordinator.num_reqs.fill_(n)\n",
                 "coordinator._skip_first_backup[i] = True",
                 "cache._stats['declined'] += 1",
@@ -228,7 +229,8 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "other.refs[b] = 0",
                 "class C:\n    def __init__(self):\n        self.buffers = Buffers()\n"
                 "    def f(self, n):\n        self.buffers.seq_lens.fill_(n)\n",
-                "class C:\n    pool: Pool = None\n    def f(self, b):\n        self.pool.refs[b] = 0\n",
+                "class C:\n    pool: Pool = None\n"
+                "    def f(self, b):\n        self.pool.refs[b] = 0\n",
                 "class C:\n    def __init__(self, pool):\n        self.pool = pool\n"
                 "    def f(self, b):\n        self.pool.refs.sum()\n",
             ],
@@ -288,7 +290,8 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "class S:\n    def __init__(self):\n        self.selected = set()\n"
                 "    def step(self):\n        self.selected.clear()\n        return self.build()\n",
                 "class S:\n    selected: set[str] = field(default_factory=set)\n"
-                "    def step(self, r):\n        self.selected.clear()\n        self.selected.add(r)\n",
+                "    def step(self, r):\n        self.selected.clear()\n"
+                "        self.selected.add(r)\n",
             ],
             [
                 "class S:\n    def __init__(self):\n        self.selected = set()\n"
