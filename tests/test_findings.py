@@ -242,7 +242,8 @@ BAD_CASES = [
         "path-outside-repo.yaml",
         [
             "5:13: findings[0].location.path '../outside.py' is not valid: the file's path "
-            "relative to the repository root, with forward slashes and no leading '/' or '..' part"
+            "relative to the repository root, with forward slashes, no leading '/' or '..' part, "
+            "and no control characters (a newline or a tab in a path is an error)"
         ],
     ),
     (

@@ -10,6 +10,7 @@ command line's: the same document, the same problems, the same hits.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import re
 import shutil
@@ -178,7 +179,10 @@ async def _session(repo: Path, diff: str) -> Session:
 @pytest.fixture(scope="module")
 def session(repo: Path) -> Session:
     diff = (SAMPLE / "change.diff").read_text(encoding="utf-8")
-    return asyncio.run(_session(repo, diff))
+    # In a thread of its own: playwright's sync API (the browser tests) may have left an event
+    # loop running in this one, and asyncio.run() refuses to start inside a running loop.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, _session(repo, diff)).result()
 
 
 @pytest.fixture(scope="module")

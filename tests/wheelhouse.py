@@ -57,20 +57,26 @@ def offline_environment(wheels: Path) -> dict[str, str]:
 
 
 def requirement_closure(names: tuple[str, ...]) -> list[Distribution]:
-    """The installed distributions ``names`` need, themselves included (extras not followed)."""
-    environment = default_environment()
-    environment["extra"] = ""
+    """The installed distributions ``names`` need, themselves included, with the extras their
+    requirements ask for (``pyjwt[crypto]`` brings ``cryptography``)."""
     found: dict[str, Distribution] = {}
-    todo = list(names)
+    followed: set[tuple[str, str]] = set()
+    todo: list[tuple[str, frozenset[str]]] = [(name, frozenset()) for name in names]
     while todo:
-        name = canonicalize_name(todo.pop())
-        if name in found:
-            continue
-        found[name] = distribution(name)
-        for line in found[name].requires or ():
-            requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate(environment):
-                todo.append(requirement.name)
+        raw, extras = todo.pop()
+        name = canonicalize_name(raw)
+        if name not in found:
+            found[name] = distribution(name)
+        for extra in ("", *sorted(extras)):
+            if (name, extra) in followed:
+                continue
+            followed.add((name, extra))
+            environment = default_environment()
+            environment["extra"] = extra
+            for line in found[name].requires or ():
+                requirement = Requirement(line)
+                if requirement.marker is None or requirement.marker.evaluate(environment):
+                    todo.append((requirement.name, frozenset(requirement.extras)))
     return list(found.values())
 
 
