@@ -217,6 +217,8 @@ def test_hit_positions_count_characters_from_one() -> None:
             [
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
                 "    def close(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def close(self):\n        if hasattr(self, 'pool'):\n            pass\n",
             ],
             [
                 # reflection over names, cleanup of a half-built object, a deleted staging field
