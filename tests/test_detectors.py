@@ -184,11 +184,69 @@ def test_hit_positions_count_characters_from_one() -> None:
         (
             "R07",
             "count-as-failure",
-            ["free_blocks = pool.reserve(4)\nif not free_blocks:\n    pass\n"],
             [
+                "def reserve(n) -> int | None: ...\n"
+                "free_blocks = pool.reserve(4)\nif not free_blocks:\n    pass\n",
+                "def reserve(n) -> Optional[int]: ...\n"
+                "free_blocks = reserve(4)\nif not free_blocks:\n    pass\n",
+            ],
+            [
+                "def reserve(n) -> int | None: ...\n"
                 "free_blocks = pool.reserve(4)\nif free_blocks is None:\n    pass\n",
+                "def reserve(n) -> int | None: ...\n"
                 "free_blocks = pool.reserve(4)\nif not other_count:\n    pass\n",
-                "ready = pool.reserve(4)\nif not ready:\n    pass\n",
+                "def reserve(n) -> int | None: ...\nready = pool.reserve(4)\nif not ready:\n    pass\n",
+                # Without a None in the signature, `not` only skips an empty count.
+                "def num_layers(r) -> int: ...\nnum_layers = self.num_layers(1)\nif not num_layers:\n"
+                "    pass\n",
+                "free_blocks = pool.reserve(4)\nif not free_blocks:\n    pass\n",
+            ],
+        ),
+        (
+            "R07",
+            "minus-one-count",
+            ["def free_blocks(self) -> int:\n    return -1\n"],
+            [
+                "def producer_id(self) -> int:\n    return -1\n",
+                "def free_blocks(self) -> int | None:\n    return None\n",
+            ],
+        ),
+        (
+            "R10",
+            "hasattr-guard",
+            [
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def close(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def close(self):\n        if hasattr(self, 'pool'):\n            pass\n",
+            ],
+            [
+                # reflection over names, cleanup of a half-built object, a deleted staging field
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def f(self):\n        for n in dir(self):\n            getattr(self, n, None)\n",
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def __del__(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+                "class A:\n    def __init__(self):\n        self.buf = []\n"
+                "    def drop(self):\n        del self.buf\n"
+                "    def size(self):\n        return hasattr(self, \"buf\")\n",
+                "class A:\n    def __init__(self):\n        if x:\n            self.pool = Pool()\n"
+                "    def close(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+            ],
+        ),
+        (
+            "R10",
+            "hasattr-owned-component",
+            [
+                "class Pool:\n    def free(self): ...\n"
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def f(self):\n        return hasattr(self.pool, \"free\")\n",
+            ],
+            [
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def f(self):\n        return hasattr(self.pool, \"free\")\n",
+                "class Pool:\n    def free(self): ...\n"
+                "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
+                "    def f(self):\n        return hasattr(self.pool, \"flush\")\n",
             ],
         ),
         (
@@ -352,14 +410,16 @@ def test_the_worked_review_sample_is_flagged_where_the_review_found_its_findings
 
 def test_an_invalid_pattern_is_reported_where_it_is_written(rules_dir: Path) -> None:
     edit(
-        rules_dir / "R10.yaml", "- pattern: hasattr(self, $NAME)", "- pattern: hasattr(self, $NAME"
+        rules_dir / "R10.yaml",
+        '- pattern: hasattr(self, "$NAME")',
+        '- pattern: hasattr(self, "$NAME"',
     )
     text = (rules_dir / "R10.yaml").read_text().splitlines()
-    line = next(n for n, t in enumerate(text, 1) if "pattern: hasattr(self, $NAME" in t)
+    line = next(n for n, t in enumerate(text, 1) if t.endswith('pattern: hasattr(self, "$NAME"'))
     column = text[line - 1].index("hasattr") + 1
     assert problems(rules_dir) == [
         f"rules/R10.yaml:{line}:{column}: detector 'hasattr-guard': pattern "
-        "'hasattr(self, $NAME' does not parse as Python (from column 1), so ast-grep would "
+        "'hasattr(self, \"$NAME\"' does not parse as Python (from column 1), so ast-grep would "
         "silently match nothing"
     ]
 
@@ -417,7 +477,7 @@ def test_detector_mistakes_are_reported_at_their_position(
 
 def test_a_repeated_detector_id_is_reported(rules_dir: Path) -> None:
     text = (rules_dir / "R10.yaml").read_text()
-    block = text[text.index("  - id: hasattr-guard") :]
+    block = text[text.index("  - id: hasattr-guard") : text.index("  - id: hasattr-owned-component")]
     (rules_dir / "R10.yaml").write_text(text + block)
     found = problems(rules_dir)
     assert len(found) == 1 and "two detectors are named 'hasattr-guard'" in found[0], found
