@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -179,7 +180,10 @@ def test_the_bar_is_precision_and_fp_share() -> None:
 
 
 def test_rewriting_figures_keeps_the_record_as_written(tmp_path: Path) -> None:
-    original = (RULES / "R07.yaml").read_text(encoding="utf-8")
+    # The record as written before any figure: the committed one without its measured lines.
+    original = re.sub(
+        r"^    measured: .*\n", "", (RULES / "R07.yaml").read_text(encoding="utf-8"), flags=re.M
+    )
     first = Measured("sglang-0.5.23", 40, 33, 4, 3, 0.82)
     text = rewrite_measured(original, "positional-switch", first)
     added = [line for line in text.splitlines() if line not in original.splitlines()]
@@ -196,7 +200,7 @@ def test_rewriting_figures_keeps_the_record_as_written(tmp_path: Path) -> None:
     assert Measured.from_dict(detectors["positional-switch"]["measured"]) == second
     assert Measured.from_dict(detectors["count-as-failure"]["measured"]) == first
     for detector in detectors.values():
-        del detector["measured"]
+        detector.pop("measured", None)
     assert data == yaml.safe_load(original)
     record = tmp_path / "rules"
     record.mkdir()
@@ -204,7 +208,7 @@ def test_rewriting_figures_keeps_the_record_as_written(tmp_path: Path) -> None:
         (record / path.name).write_bytes(path.read_bytes())
     (record / "R07.yaml").write_text(again, encoding="utf-8")
     rule = load_library(record).rule("R07")
-    assert [d.measured for d in rule.detectors] == [second, first]
+    assert [d.measured for d in rule.detectors][:2] == [second, first]
     with pytest.raises(ValueError, match="no detector `missing`"):
         rewrite_measured(original, "missing", first)
 
@@ -244,7 +248,7 @@ def test_unpacking_keeps_only_python_files_inside_the_folder(tmp_path: Path) -> 
 
 def test_the_corpus_folder_is_ignored_by_git() -> None:
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
-    assert ".cache/" in ignored
+    assert "/.cache" in ignored
     if "RLT_CORPUS_CACHE" not in os.environ:
         assert corpus_script.FOLDER == ROOT / ".cache" / "corpus" / "sglang-0.5.23"
 
@@ -258,24 +262,21 @@ def test_measure_write_fills_the_figures_of_settled_detectors_only(
     rules.mkdir()
     for path in RULES.glob("*.yaml"):
         (rules / path.name).write_bytes(path.read_bytes())
+    # Only R07-positional-switch's hints judged (the first one fp): R10's are left unjudged.
+    committed = yaml.safe_load(VERDICTS.read_text(encoding="utf-8"))
     judged = [
-        f"- {{path: {f.path}, line: {f.hit.line}, rule: R09, detector: R09-unitless-compare, "
-        f"verdict: {'fp' if n == 0 else 'tp'}, why: judged in a test}}\n"
-        for n, f in enumerate(
-            sorted(
-                (f for f in comparison.unjudged if f.hit.qualified_id == "R09-unitless-compare"),
-                key=lambda f: (f.path, f.hit.line),
-            )
-        )
+        {**entry, "verdict": "fp" if n == 0 else "tp", "why": "judged in a test"}
+        for n, entry in enumerate(e for e in committed if e["detector"] == "R07-positional-switch")
     ]
-    assert judged, "R09-unitless-compare raises no hint on the slice any more: pick another"
+    assert judged, "R07-positional-switch raises no hint on the slice any more: pick another"
     verdicts = tmp_path / "verdicts.yaml"
-    verdicts.write_text("".join(judged), encoding="utf-8")
+    verdicts.write_text(yaml.safe_dump(judged, sort_keys=False), encoding="utf-8")
     before = (rules / "R10.yaml").read_bytes()
     report = measure_corpus(corpus_script.FOLDER, corpus_script.SLICE, verdicts, rules, write=True)
     assert not report.complete and "rewrote:" in report.text
     hints = len(judged)
-    measured = load_library(rules).rule("R09").detectors[0].measured
+    detectors = {d.id: d for d in load_library(rules).rule("R07").detectors}
+    measured = detectors["positional-switch"].measured
     assert measured == Measured(
         "sglang-0.5.23", hints, hints - 1, 0, 1, round((hints - 1) / hints, 2)
     )

@@ -195,9 +195,11 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "free_blocks = pool.reserve(4)\nif free_blocks is None:\n    pass\n",
                 "def reserve(n) -> int | None: ...\n"
                 "free_blocks = pool.reserve(4)\nif not other_count:\n    pass\n",
-                "def reserve(n) -> int | None: ...\nready = pool.reserve(4)\nif not ready:\n    pass\n",
+                "def reserve(n) -> int | None: ...\n"
+                "ready = pool.reserve(4)\nif not ready:\n    pass\n",
                 # Without a None in the signature, `not` only skips an empty count.
-                "def num_layers(r) -> int: ...\nnum_layers = self.num_layers(1)\nif not num_layers:\n"
+                "def num_layers(r) -> int: ...\n"
+                "num_layers = self.num_layers(1)\nif not num_layers:\n"
                 "    pass\n",
                 "free_blocks = pool.reserve(4)\nif not free_blocks:\n    pass\n",
             ],
@@ -216,21 +218,22 @@ def test_hit_positions_count_characters_from_one() -> None:
             "hasattr-guard",
             [
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
-                "    def close(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+                '    def close(self):\n        if hasattr(self, "pool"):\n            pass\n',
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
                 "    def close(self):\n        if hasattr(self, 'pool'):\n            pass\n",
             ],
             [
                 # reflection over names, cleanup of a half-built object, a deleted staging field
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
-                "    def f(self):\n        for n in dir(self):\n            getattr(self, n, None)\n",
+                "    def f(self):\n        for n in dir(self):\n"
+                "            getattr(self, n, None)\n",
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
-                "    def __del__(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+                '    def __del__(self):\n        if hasattr(self, "pool"):\n            pass\n',
                 "class A:\n    def __init__(self):\n        self.buf = []\n"
                 "    def drop(self):\n        del self.buf\n"
-                "    def size(self):\n        return hasattr(self, \"buf\")\n",
+                '    def size(self):\n        return hasattr(self, "buf")\n',
                 "class A:\n    def __init__(self):\n        if x:\n            self.pool = Pool()\n"
-                "    def close(self):\n        if hasattr(self, \"pool\"):\n            pass\n",
+                '    def close(self):\n        if hasattr(self, "pool"):\n            pass\n',
             ],
         ),
         (
@@ -239,14 +242,14 @@ def test_hit_positions_count_characters_from_one() -> None:
             [
                 "class Pool:\n    def free(self): ...\n"
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
-                "    def f(self):\n        return hasattr(self.pool, \"free\")\n",
+                '    def f(self):\n        return hasattr(self.pool, "free")\n',
             ],
             [
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
-                "    def f(self):\n        return hasattr(self.pool, \"free\")\n",
+                '    def f(self):\n        return hasattr(self.pool, "free")\n',
                 "class Pool:\n    def free(self): ...\n"
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
-                "    def f(self):\n        return hasattr(self.pool, \"flush\")\n",
+                '    def f(self):\n        return hasattr(self.pool, "flush")\n',
             ],
         ),
         (
@@ -477,7 +480,9 @@ def test_detector_mistakes_are_reported_at_their_position(
 
 def test_a_repeated_detector_id_is_reported(rules_dir: Path) -> None:
     text = (rules_dir / "R10.yaml").read_text()
-    block = text[text.index("  - id: hasattr-guard") : text.index("  - id: hasattr-owned-component")]
+    block = text[
+        text.index("  - id: hasattr-guard") : text.index("  - id: hasattr-owned-component")
+    ]
     (rules_dir / "R10.yaml").write_text(text + block)
     found = problems(rules_dir)
     assert len(found) == 1 and "two detectors are named 'hasattr-guard'" in found[0], found
@@ -500,6 +505,7 @@ def test_detectors_round_trip_through_the_bundle(library: Library) -> None:
         "message": rule.detectors[0].message,
         "severity": "hint",
         "rule": rule.detectors[0].rule,
+        "measured": rule.detectors[0].measured.to_dict(),
         "note": rule.detectors[0].note,
     }
 

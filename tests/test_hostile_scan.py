@@ -27,6 +27,9 @@ MEMORY = 3 * 1024**3
 GUARD = (
     'class Engine:\n    def abort(self, rid):\n        if hasattr(self, "preemption"):\n'
     "            pass\n"
+    "\n"
+    "    def __init__(self, preemption):  # sets the name the guard tests: R10's case\n"
+    "        self.preemption = preemption\n"
 )
 
 

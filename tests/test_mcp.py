@@ -40,6 +40,9 @@ class Engine:
     def finish(self, request_id):
         if hasattr(self, "preemption"):
             self.preemption.discard_snapshot(request_id)
+
+    def __init__(self, preemption):
+        self.preemption = preemption
 """
 
 

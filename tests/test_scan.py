@@ -29,6 +29,9 @@ BIN = Path(sys.executable).parent
 GUARD = (
     'class Engine:\n    def abort(self, rid):\n        if hasattr(self, "preemption"):\n'
     "            pass\n"
+    "\n"
+    "    def __init__(self, preemption):  # sets the name the guard tests: R10's case\n"
+    "        self.preemption = preemption\n"
 )
 CLEAN = "def add(a, b):\n    return a + b\n"
 
@@ -168,23 +171,24 @@ def _git(project: Path, *args: str) -> str:
 def test_diff_keeps_hits_on_added_and_changed_lines_only(project: Path) -> None:
     shutil.rmtree(project / ".git")
     _git(project, "init", "-q")
-    before = GUARD + "\n\ndef other(self):\n    return 1\n"
+    before = GUARD + "\n    def other(self):\n        return 1\n"
     write(project / "pkg" / "engine.py", before)
     _git(project, "add", ".")
     _git(project, "commit", "-q", "-m", "before")
     write(
-        project / "pkg" / "engine.py", before.replace("return 1", "return getattr(self, 'c', None)")
+        project / "pkg" / "engine.py",
+        before.replace("return 1", "return getattr(self, 'preemption', None)"),
     )
     diff = _git(project, "diff")
     assert diff.startswith("diff --git a/pkg/engine.py b/pkg/engine.py")
-    assert changed_lines(diff) == {"pkg/engine.py": frozenset({8})}
+    assert changed_lines(diff) == {"pkg/engine.py": frozenset({10})}
     write(project / "patch.diff", diff)
     code, out, _ = run_cli("scan", "pkg", "--diff", "patch.diff")
     assert code == 1
-    assert [line.split(" ")[0] for line in out.splitlines()] == ["pkg/engine.py:8:12:"]
+    assert [line.split(" ")[0] for line in out.splitlines()] == ["pkg/engine.py:10:16:"]
     # Without PATH the diff's files are scanned; - reads the diff from stdin.
     code, out, _ = run_cli("scan", "--diff", "-", stdin=diff)
-    assert [line.split(" ")[0] for line in out.splitlines()] == ["pkg/engine.py:8:12:"]
+    assert [line.split(" ")[0] for line in out.splitlines()] == ["pkg/engine.py:10:16:"]
     # The hasattr guard on a line the diff leaves alone is not reported.
     write(project / "pkg" / "engine.py", before + "\nX = 1\n")
     assert run_cli("scan", "pkg", "--diff", "-", stdin=_git(project, "diff"))[:2] == (0, "")
@@ -213,7 +217,12 @@ def test_suppressions_need_a_reason(project: Path) -> None:
         '        if hasattr(self, "z"):  # rlt: ignore[R11] wrong rule named\n'
         "            pass\n"
         "    def d(self):\n"
-        '        text = "# rlt: ignore[R10] in a string"; hasattr(self, "w")\n',
+        '        text = "# rlt: ignore[R10] in a string"; hasattr(self, "w")\n'
+        "    def __init__(self, x, y, z, w):\n"
+        "        self.x = x\n"
+        "        self.y = y\n"
+        "        self.z = z\n"
+        "        self.w = w\n",
     )
     code, out, err = run_cli("scan", "engine.py", "--format", "json")
     assert code == 1

@@ -53,6 +53,6 @@ def test_the_built_rule_page_shows_its_hints(built_site: BuiltSite) -> None:
     page = (built_site.directory / "rules" / "R10" / "index.html").read_text(encoding="utf-8")
     assert 'id="automated-hints"' in page
     assert "R10-hasattr-guard" in page
-    assert "hasattr(self, $NAME)" in page
+    assert 'hasattr(self, "$NAME")' in page
     other = (built_site.directory / "rules" / "R01" / "index.html").read_text(encoding="utf-8")
     assert "Automated hints" not in other

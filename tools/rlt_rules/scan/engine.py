@@ -110,9 +110,7 @@ def scan_source(
         hits = [h for h in hits if any(n in changed for n in range(h.line, h.end_line + 1))]
     read = read_suppressions(source)
     by_line = read.by_line
-    notices = tuple(
-        notice for notice in read.notices if changed is None or notice.line in changed
-    )
+    notices = tuple(notice for notice in read.notices if changed is None or notice.line in changed)
     if not by_line:
         return FileScan(tuple(hits), notices=notices)
     selected = {rule_id for rule_id, _ in detectors.detectors()}

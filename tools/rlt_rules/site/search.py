@@ -43,7 +43,7 @@ class PreviewSearch:
         return src_uri in self._entries
 
     def forget_all(self) -> None:
-        self._entries.clear()  # rlt: ignore[R03] cross-build cache; a full rebuild resets it
+        self._entries.clear()  # a cross-build cache: a full rebuild resets it
 
     def index(self, page: Page, search_config: Any) -> None:
         """Index ``page`` (rendered, before Material's plugin sees it) and hide it from
