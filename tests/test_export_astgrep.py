@@ -52,7 +52,8 @@ def examples(tmp_path_factory: pytest.TempPathFactory, library: Library) -> Path
 
 
 def test_one_rule_file_per_detector_linking_its_page(exported: Path, library: Library) -> None:
-    detectors = [(rule, d) for rule in library.rules for d in rule.detectors]
+    # Preview detectors stay out of the export unless asked for (--preview).
+    detectors = [(rule, d) for rule in library.rules for d in rule.detectors if not d.preview]
     assert sorted(p.name for p in (exported / "rules").iterdir()) == sorted(
         f"{rule.id}-{d.id}.yml" for rule, d in detectors
     )
@@ -77,7 +78,7 @@ def test_ast_grep_test_accepts_the_cases_made_from_the_examples(
         text=True,
         check=False,
     )
-    count = sum(len(rule.detectors) for rule in library.rules)
+    count = sum(not d.preview for rule in library.rules for d in rule.detectors)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{count} passed; 0 failed" in result.stdout
     cases = yaml.safe_load((exported / "rule-tests" / "R07-positional-switch-test.yml").read_text())
