@@ -287,7 +287,15 @@ def test_sarif_is_valid_links_each_rule_and_sarif_tools_reads_it(
     monkeypatch.chdir(ROOT)
     target = tmp_path / "scan.sarif"
     code, out, _ = run_cli(
-        "scan", "samples/review", "--preview", "--format", "sarif", "--site-url", SITE, "-o", str(target)
+        "scan",
+        "samples/review",
+        "--preview",
+        "--format",
+        "sarif",
+        "--site-url",
+        SITE,
+        "-o",
+        str(target),
     )
     assert (code, out) == (1, "")
     log = json.loads(target.read_text(encoding="utf-8"))
@@ -330,7 +338,9 @@ def test_findings_draft_is_rejected_until_completed_then_accepted(
 ) -> None:
     monkeypatch.chdir(ROOT)
     draft = tmp_path / "draft.yaml"
-    code, _, _ = run_cli("scan", "samples/review", "--preview", "--format", "findings", "-o", str(draft))
+    code, _, _ = run_cli(
+        "scan", "samples/review", "--preview", "--format", "findings", "-o", str(draft)
+    )
     assert code == 1
     code, _, err = run_cli("findings", "check", str(draft), "--repo", ".")
     assert code == 1
