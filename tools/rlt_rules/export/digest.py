@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from ..model import Library, Rule, Status
 from .inert import inert_rule, md_text
@@ -69,12 +68,7 @@ def applicable_rules(library: Library) -> tuple[Rule, ...]:
 
 def rule_link(rule: Rule, site_url: str | None) -> str:
     """``[R03 — Title](<site_url>rules/R03/)``: the rule's heading linked to its page."""
-    return f"[{_link_text(rule_heading(rule))}]({rule_url(site_url, rule.id)})"
-
-
-@lru_cache(maxsize=8192)
-def _link_text(heading: str) -> str:
-    return md_text(heading)
+    return f"[{md_text(rule_heading(rule))}]({rule_url(site_url, rule.id)})"
 
 
 def deprecation(rule: Rule) -> str | None:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import replace
-from functools import lru_cache
 
 from ..model import Example, Library, Rule
 from .text import starts_with_code
@@ -295,12 +294,8 @@ def _unsafe_destination(text: str) -> bool:
 # --- a whole library ---------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8192)
 def inert_rule(rule: Rule) -> Rule:
-    """``rule`` with every text field inert for a Markdown export (see the module doc).
-
-    Kept per rule: SARIF and the Markdown exports each ask, and a live preview renders every
-    export again after each edit, with every rule but the edited one unchanged."""
+    """``rule`` with every text field inert for a Markdown export (see the module doc)."""
     return _replaced(
         rule,
         title=inert_text(rule.title),
@@ -330,9 +325,8 @@ def _inert_example(example: Example) -> Example:
 def inert_library(library: Library) -> Library:
     """The library as the Markdown exports print it: every text field inert.
 
-    Each Markdown export asks for it; the rules come from :func:`inert_rule`'s cache, so
-    rendering every export of one library (:func:`rlt_rules.export.site_files`) makes each
-    rule inert once.
+    Made anew on each call (no module keeps a memo of library data): a caller that renders
+    several exports of one library and wants each rule made inert once keeps the result.
     """
     return _replaced(
         library,

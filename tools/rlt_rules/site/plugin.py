@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -39,13 +40,13 @@ from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from ..model import LibraryError, Rule
 from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from ..validate import DocumentCache
-from . import RULES_DIR_ENV, learn
+from . import RULES_DIR_ENV
+from .assembly import assemble
 from .cache import PageCache
-from .listing import index_filter_text
 from .markers import MARKERS, Filled, fill_markers
-from .markup import INDEX_TEXT_URI, GeneratedPage, output_path, rule_uri
+from .markup import GeneratedPage, output_path, rule_uri
 from .nav import EditLinks, add_generated_pages_to_nav
-from .pages import SiteInput, generated_pages
+from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .serve import watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
@@ -181,13 +182,11 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         build = self._current()
-        generated = generated_pages(build.site)
+        handwritten = files.documentation_pages()
+        assembly = assemble(build.site, {file.src_uri: file.content_string for file in handwritten})
+        generated, filled = assembly.pages, assembly.filled
         build.generated = {page.src_uri: page for page in generated}
         build.rules_by_uri = {rule_uri(rule.id): rule for rule in build.site.library.rules}
-        handwritten = files.documentation_pages()
-        filled = {
-            file.src_uri: self._fill(file.content_string, file.src_uri) for file in handwritten
-        }
         build.listing_uri = next(
             (uri for uri, fill in filled.items() if TAGS_MARKER in fill.used), None
         )
@@ -211,13 +210,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             )
             file.edit_uri = edit_links.edit_uri(page.source)
             files.append(file)
-        text = index_filter_text(build.site.library, build.site.cache)
-        files.append(File.generated(config, INDEX_TEXT_URI, content=text))
-        practice = learn.generated_files(
-            build.site.library, directory_urls=build.site.directory_urls
-        )
-        for uri, content in practice.items():
-            files.append(File.generated(config, uri, content=content))
+        for side_file in assembly.files:
+            files.append(File.generated(config, side_file.uri, content=side_file.content))
         return files
 
     def _fill(self, markdown: str, page_uri: str) -> Filled:
@@ -228,7 +222,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         config: MkDocsConfig,
         build: SiteBuild,
         handwritten: list[File],
-        filled: dict[str, Filled],
+        filled: Mapping[str, Filled],
     ) -> PreviewBuild:
         assert self._preview is not None
         site = build.site
@@ -266,12 +260,11 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         plan = build.preview.plan if build.preview is not None else None
         if self._preview is None or not isinstance(plan, PartialBuild):
             return nav
-        titles = self._preview.titles
         for file in documentation:
             page = file.page
             uri = file.src_uri
-            if uri in plan.unchanged and page is not None and page.title is None and uri in titles:
-                page.title = titles[uri]
+            if uri in plan.unchanged and page is not None and page.title is None:
+                page.title = self._preview.title(uri)
         return nav
 
     # --- pages ---------------------------------------------------------------------------------
@@ -312,9 +305,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             )
         preview = self._preview
         if preview is not None and build.preview is not None:
-            build.preview.rendered.add(page.file.src_uri)
-            if page.title is not None:
-                preview.titles[page.file.src_uri] = page.title
+            preview.rendered(build.preview, page.file.src_uri, page.title)
             search = config.plugins.get("material/search")
             if search is not None:
                 preview.search.index(page, search.config)
