@@ -1,19 +1,20 @@
 """The MkDocs plugin (``plugins: [rlt-rules]`` in ``mkdocs.yml``, registered through the
 ``mkdocs.plugins`` entry point): the rule library's pages and exports in the site.
 
-Per build (:class:`SiteBuild`, made by ``on_config``): the validated library (from the
-``rules_dir`` option or ``$RLT_RULES_DIR``, default ``rules/`` next to ``mkdocs.yml``; or the
-one ``rlt-rules site build`` hands over, :meth:`RulesPlugin.hand_over`) and the category pages
-added to the nav; ``on_files`` adds the generated pages (:mod:`.pages`); ``on_page_markdown``
-fills the ``<!-- rlt:NAME -->`` markers of hand-written pages (:mod:`.markers`);
-``on_page_content`` puts HTML inserts and the tags listing in place; ``on_page_context`` gives
-rule pages their tag chips (:mod:`.tags`); ``on_post_build`` writes
-:func:`rlt_rules.export.site_files` and ``tags.json`` under ``site_dir``.
+Per build (:class:`SiteBuild`, made by ``on_config``): the validated library and the category
+pages added to the nav. The library reaches the plugin one way: ``$RLT_RULES_DIR`` names its
+rules folder (``rlt-rules site`` sets it, so do the tests and benchmarks; a plain ``mkdocs``
+run may too), else it is ``rules/`` next to ``mkdocs.yml``. ``on_files`` adds the generated
+pages and side files (:mod:`.assembly`); ``on_page_markdown`` fills the ``<!-- rlt:NAME -->``
+markers of hand-written pages (:mod:`.markers`); ``on_page_content`` puts HTML inserts and the
+tags listing in place; ``on_page_context`` gives rule pages their tag chips (:mod:`.tags`);
+``on_post_build`` writes :func:`rlt_rules.export.site_files` and ``tags.json`` under
+``site_dir``.
 
 Across builds the plugin instance keeps caches that never change what a build produces (parsed
-rule files, examples' markers, rule pages' Markdown), and, while ``mkdocs serve --dirty`` runs,
-the live preview's memory (:class:`~.preview.Preview`): a rebuild renders only the pages whose
-input changed, so editing one rule of 1,000 shows in about a second.
+rule files, examples' markers, the parts of generated pages: :class:`~.cache.PageCache`), and,
+while ``mkdocs serve --dirty`` runs, the live preview's memory (:class:`~.preview.Preview`): a
+rebuild renders only the pages whose input changed.
 """
 
 from __future__ import annotations
@@ -55,8 +56,6 @@ log = logging.getLogger("mkdocs.plugins.rlt_rules")
 
 
 class RulesPluginConfig(Config):
-    #: The rules folder, relative to ``mkdocs.yml``; ``$RLT_RULES_DIR`` overrides it.
-    rules_dir = c.Type(str, default=DEFAULT_RULES_DIR)
     #: While serving: seconds between two looks for changed files (MkDocs' own: 0.5).
     poll_interval = c.Type((int, float), default=0.1)
     #: While serving: seconds without further change before rebuilding (MkDocs' own: 0.1).
@@ -100,22 +99,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._preview: Preview | None = None
         #: True under ``mkdocs serve``: a live preview has no deployed versions to list.
         self._serving = False
-        #: A library ``rlt-rules site build`` validated for the next build.
-        self._handed: ProjectCheck | None = None
         self._build: SiteBuild | None = None
 
     # --- lifetime ----------------------------------------------------------------------------
-
-    def hand_over(self, loaded: ProjectCheck, documents: DocumentCache | None = None) -> None:
-        """Build the next site from ``loaded`` instead of loading the rules folder again.
-
-        ``documents``: the cache it was validated with, whose examples' markers the rule pages
-        then read instead of tokenizing every example again.
-        """
-        self._handed = loaded
-        if documents is not None:
-            self._documents = documents
-            self._pages = PageCache(documents.markers)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._close_preview()
@@ -141,8 +127,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self._build = None
         self._pages.next_generation()
-        valid = self._handed or self._load(self.rules_dir(config))
-        self._handed = None
+        valid = self._load(rules_dir(config))
         library = valid.library
         assert library is not None and valid.history is not None
         # The sample review (samples/review beside this package's repository) cites the
@@ -162,14 +147,6 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             add_generated_pages_to_nav(config.nav, library, with_sample_review=with_review)
         log.info("rlt-rules: %d rules from %s", len(library.rules), valid.rules_dir)
         return config
-
-    def rules_dir(self, config: MkDocsConfig) -> Path:
-        """``$RLT_RULES_DIR`` (relative to the working directory), else the ``rules_dir``
-        option relative to ``mkdocs.yml``."""
-        configured = os.environ.get(RULES_DIR_ENV)
-        if configured:
-            return Path(configured).resolve()
-        return (Path(config.config_file_path).resolve().parent / self.config.rules_dir).resolve()
 
     def _load(self, rules_dir: Path) -> ProjectCheck:
         try:
@@ -367,6 +344,15 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
     def on_build_error(self, error: Exception) -> None:
         if self._preview is not None and self._build is not None and self._build.preview:
             self._preview.failed(self._build.preview)
+
+
+def rules_dir(config: MkDocsConfig) -> Path:
+    """``$RLT_RULES_DIR`` (relative to the working directory), else ``rules/`` next to
+    ``mkdocs.yml``."""
+    configured = os.environ.get(RULES_DIR_ENV)
+    if configured:
+        return Path(configured).resolve()
+    return (Path(config.config_file_path).resolve().parent / DEFAULT_RULES_DIR).resolve()
 
 
 def versioned_site_url(site_url: str | None, version: str) -> str | None:
