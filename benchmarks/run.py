@@ -34,13 +34,9 @@ from synth import write_library
 from rlt_rules import load_library
 from rlt_rules.export import site_files
 from rlt_rules.releases import load_history
-from rlt_rules.site import learn
-from rlt_rules.site.listing import index_filter_text
-from rlt_rules.site.markers import fill_markers
-from rlt_rules.site.markup import INDEX_TEXT_URI
+from rlt_rules.site.assembly import write_markdown_site
 from rlt_rules.site.nav import add_categories_to_nav
-from rlt_rules.site.pages import SiteInput, generated_pages
-from rlt_rules.site.tags import TAGS_MARKER
+from rlt_rules.site.pages import SiteInput
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -187,20 +183,10 @@ def write_static_project(rules: Path, project: Path) -> Path:
     """
     library = load_library(rules)
     docs = project / "docs"
-    shutil.copytree(ROOT / "site", docs)
-    for page_path in docs.rglob("*.md"):
-        uri = page_path.relative_to(docs).as_posix()
-        text = page_path.read_text(encoding="utf-8")
-        text = text.replace(f"<!-- rlt:{TAGS_MARKER} -->", "<!-- material/tags -->")
-        page_path.write_text(fill_markers(text, library, uri).markdown, encoding="utf-8")
-    generated = generated_pages(SiteInput(library, load_history(rules)))
-    for page in generated:
-        target = docs / page.src_uri
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page.inlined_markdown(), encoding="utf-8")
-    (docs / INDEX_TEXT_URI).write_text(index_filter_text(library), encoding="utf-8")
-    for uri, content in learn.generated_files(library).items():
-        (docs / uri).write_text(content, encoding="utf-8")
+    site = SiteInput(library, load_history(rules))
+    generated = write_markdown_site(
+        site, ROOT / "site", docs, tags_marker="<!-- material/tags -->"
+    ).pages
 
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     config["plugins"] = [name for name in config["plugins"] if name != "rlt-rules"] + ["tags"]

@@ -67,3 +67,33 @@ def test_function_level_imports_are_of_other_packages_and_say_why() -> None:
                 elif "#" not in above:
                     found.append(f"{where}: no comment says why it is imported here")
     assert found == []
+
+
+#: Module-level memos allowed, each with why it holds no library data: the package's own JSON
+#: Schema files (and their compiled validators) are fixed for the life of the installed package.
+MODULE_MEMOS_ALLOWED = {
+    "schemas.py:load_schema",
+    "schemas.py:validator_for",
+    "schemas.py:bundle_validator",
+}
+_MEMO_DECORATORS = {"cache", "lru_cache", "functools.cache", "functools.lru_cache"}
+
+
+def test_no_module_level_memo_of_library_data() -> None:
+    """A memo of what is derived from a library lives on an object with the lifetime of what it
+    remembers (the site's PageCache, a DetectorSet, a DocumentCache), never on a module: a
+    module-level ``functools.cache``/``lru_cache`` keeps libraries alive after their build and
+    is shared by every caller of the process."""
+    found: list[str] = []
+    for path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in tree.body:  # module-level functions only: methods memoize per class
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for decorator in function.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if ast.unparse(target) in _MEMO_DECORATORS:
+                    where = f"{path.relative_to(PACKAGE).as_posix()}:{function.name}"
+                    if where not in MODULE_MEMOS_ALLOWED:
+                        found.append(f"{where} (line {function.lineno})")
+    assert found == []

@@ -567,36 +567,31 @@ def test_exports_link_this_versions_pages(built_site: BuiltSite) -> None:
     assert help_uris[0] == f"https://rlt-rules.example/{version}/rules/R01/"
 
 
-def test_site_build_hands_its_loaded_library_to_the_plugin(
+def test_site_build_names_its_rules_to_the_plugin_by_rlt_rules_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``site build`` validates the rules, then runs MkDocs in the same process: the plugin
-    builds the library handed over instead of loading the files again."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
+    """``site build --rules DIR`` validates DIR, then runs MkDocs in the same process with
+    ``$RLT_RULES_DIR`` (the plugin's one channel) naming DIR while it runs, and as it was after."""
     from rlt_rules import cli
-    from rlt_rules.commands import site as site_command
 
     project = make_project(tmp_path / "project", FIXTURE_RULES)
-    valid = load_validated(project / "rules")
-    first, *others = valid.library.rules
-    in_memory = dataclasses.replace(first, title="A title held only in memory")
-    handed = dataclasses.replace(
-        valid, library=dataclasses.replace(valid.library, rules=(in_memory, *others))
+    other = tmp_path / "other" / "rules"
+    shutil.copytree(project / "rules", other)
+    first = load_validated(other).library.rules[0]
+    rule_file = other / Path(first.source.path).name
+    text = rule_file.read_text(encoding="utf-8")
+    rule_file.write_text(
+        re.sub(r"(?m)^title: ", "title: A title of the other folder, ", text, count=1),
+        encoding="utf-8",
     )
-    monkeypatch.setattr(site_command, "load_validated", lambda rules_dir, cache=None: handed)
     monkeypatch.chdir(project)
-    monkeypatch.delenv("RLT_RULES_DIR", raising=False)
+    monkeypatch.setenv("RLT_RULES_DIR", str(project / "rules"))
 
     def built_title(site_dir: Path) -> str:
         page = (site_dir / "rules" / first.id / "index.html").read_text(encoding="utf-8")
         return re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S).group(1)
 
-    assert cli.main(["site", "build", "--site-dir", str(tmp_path / "handed")]) == 0
-    assert "A title held only in memory" in built_title(tmp_path / "handed")
-    # A library is handed to one build: MkDocs run directly (mkdocs build, mike) loads the
-    # files, even with the same plugin instance in the same process.
-    build(load_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "loaded")))
-    loaded = built_title(tmp_path / "loaded")
-    assert first.id in loaded and "A title held only in memory" not in loaded
+    site_dir = tmp_path / "built"
+    assert cli.main(["site", "build", "--rules", str(other), "--site-dir", str(site_dir)]) == 0
+    assert "A title of the other folder" in built_title(site_dir)
+    assert os.environ["RLT_RULES_DIR"] == str(project / "rules")

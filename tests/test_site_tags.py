@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,13 +23,11 @@ from mkdocs.structure.pages import Page
 
 from rlt_rules import load_library
 from rlt_rules.releases import load_history
-from rlt_rules.site.listing import index_filter_text
-from rlt_rules.site.markers import fill_markers
-from rlt_rules.site.markup import INDEX_TEXT_URI, output_path, page_title
+from rlt_rules.site.assembly import write_markdown_site
+from rlt_rules.site.markup import output_path, page_title
 from rlt_rules.site.nav import add_categories_to_nav
-from rlt_rules.site.pages import SiteInput, generated_pages
+from rlt_rules.site.pages import SiteInput
 from rlt_rules.site.rule_page import rule_page
-from rlt_rules.site.tags import TAGS_MARKER
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -71,19 +68,10 @@ def _with_materials_tags_plugin(rules: Path, project: Path) -> Path:
     where the site has the rlt-rules plugin; returns the built site."""
     library = load_library(rules)
     docs = project / "docs"
-    shutil.copytree(ROOT / "site", docs)
-    for path in docs.rglob("*.md"):
-        text = path.read_text(encoding="utf-8")
-        # Only a marker on its own line is one (authoring.md names it inside code).
-        text = re.sub(rf"(?m)^<!-- rlt:{TAGS_MARKER} -->[ \t]*$", "<!-- material/tags -->", text)
-        uri = path.relative_to(docs).as_posix()
-        path.write_text(fill_markers(text, library, uri).markdown, encoding="utf-8")
-    generated = generated_pages(SiteInput(library, load_history(rules)))
-    for page in generated:
-        target = docs / page.src_uri
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page.inlined_markdown(), encoding="utf-8")
-    (docs / INDEX_TEXT_URI).write_text(index_filter_text(library), encoding="utf-8")
+    site = SiteInput(library, load_history(rules))
+    generated = write_markdown_site(
+        site, ROOT / "site", docs, tags_marker="<!-- material/tags -->"
+    ).pages
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     config["plugins"] = ["search", "tags"]
     config["docs_dir"] = str(docs)

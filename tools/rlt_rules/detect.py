@@ -20,7 +20,6 @@ offending key inside the detector, for ``path:line:column`` diagnostics.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -269,7 +268,6 @@ def rule_kinds(rule: Any) -> frozenset[str] | None:
     return functools.reduce(frozenset.intersection, found)
 
 
-@functools.lru_cache(maxsize=1024)
 def _pattern_kind(pattern: str) -> str | None:
     """The kind of a pattern's root node as ast-grep reads it (None: a lone metavariable)."""
     node = _pattern_root(pattern)
@@ -299,13 +297,7 @@ def _expanded(pattern: str) -> str:
 def config_problems(detector: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     """What keeps a detector record (already schema-valid) from working, each with the path
     of the offending key inside the record; empty when ast-grep compiles and runs it."""
-    key = json.dumps([detector.get("rule"), detector.get("constraints")], sort_keys=True)
-    return list(_config_problems(key))
-
-
-@functools.lru_cache(maxsize=512)
-def _config_problems(key: str) -> tuple[tuple[JsonPath, str], ...]:
-    rule, constraints = json.loads(key)
+    rule, constraints = detector.get("rule"), detector.get("constraints")
     problems = list(_part_problems(rule, ("rule",), relational=False))
     bound: set[str] = set()
     _collect_metavariables(rule, bound)
@@ -325,7 +317,7 @@ def _config_problems(key: str) -> tuple[tuple[JsonPath, str], ...]:
         error = _compile_error(config)
         if error is not None:
             problems.append((("rule",), f"ast-grep cannot use this rule: {error}"))
-    return tuple(problems)
+    return problems
 
 
 def _part_problems(
@@ -396,15 +388,10 @@ def _collect_metavariables(node: Any, found: set[str]) -> None:
                 _collect_metavariables(value, found)
 
 
-@functools.cache
-def _empty_root() -> SgNode:
-    return SgRoot("", LANGUAGE).root()
-
-
 def _compile_error(config: dict[str, Any]) -> str | None:
     """ast-grep's reason for rejecting ``config``, in one line, or None when it compiles."""
     try:
-        _empty_root().find_all(config=config)
+        SgRoot("", LANGUAGE).root().find_all(config=config)
     except Exception as error:  # ast-grep-py raises RuntimeError or a bare Exception
         return _reason(str(error))
     return None

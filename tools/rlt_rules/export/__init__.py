@@ -15,6 +15,7 @@ from .. import bundle
 from ..model import Library
 from ..schemas import schema_dir
 from . import astgrep, checklist, llms, reviewers, sarif, skill
+from .inert import InertRules
 
 #: ``render(library, site_url, **options)``: the options a format names in ``options``.
 Renderer = Callable[..., dict[str, bytes]]
@@ -29,8 +30,9 @@ class ExportFormat:
     export the site does not publish; ``writes_folder`` says that ``rlt-rules export -o PATH``
     names a folder (several files, or a file whose name matters) rather than the one file to
     write. ``options`` names the keyword arguments ``render`` takes besides those two
-    (``apply_to`` for ``reviewers``, ``preview`` for ``ast-grep``); the site publishes every
-    format with its defaults.
+    (``apply_to`` for ``reviewers``, ``preview`` for ``ast-grep``; ``inert``, an
+    :class:`~.inert.InertRules` shared by the formats one run renders, for those that print
+    the library's text); the site publishes every format with its defaults.
     """
 
     name: str
@@ -45,14 +47,26 @@ FORMATS: dict[str, ExportFormat] = {
     entry.name: entry
     for entry in (
         ExportFormat("json", lambda library, site_url: bundle.files(library)),
-        ExportFormat("sarif", sarif.files),
+        ExportFormat("sarif", sarif.files, options=("inert",)),
         ExportFormat(
-            "skill", lambda library, site_url: skill.files(library), "skill/", writes_folder=True
+            "skill",
+            lambda library, site_url, inert=None: skill.files(library, inert),
+            "skill/",
+            writes_folder=True,
+            options=("inert",),
         ),
-        ExportFormat("llms", llms.files, writes_folder=True),
-        ExportFormat("checklist", lambda library, site_url: checklist.files(library)),
+        ExportFormat("llms", llms.files, writes_folder=True, options=("inert",)),
         ExportFormat(
-            "reviewers", reviewers.files, "reviewers/", writes_folder=True, options=("apply_to",)
+            "checklist",
+            lambda library, site_url, inert=None: checklist.files(library, inert),
+            options=("inert",),
+        ),
+        ExportFormat(
+            "reviewers",
+            reviewers.files,
+            "reviewers/",
+            writes_folder=True,
+            options=("apply_to", "inert"),
         ),
         # Not on the site: a repository vendors it with `export -o`, and choosing its test
         # cases runs the detectors over the examples (seconds at thousands of rules).
@@ -92,10 +106,12 @@ def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
     site root; rule pages are at ``<site_url>rules/<id>/``.
     """
     published: dict[str, bytes] = {}
+    inert = InertRules()  # each rule made inert once for every format that prints it
     for entry in FORMATS.values():
         if entry.site_folder is None:
             continue
-        for path, data in entry.render(library, site_url).items():
+        options = {"inert": inert} if "inert" in entry.options else {}
+        for path, data in entry.render(library, site_url, **options).items():
             published[entry.site_folder + path] = data
     for schema_name in PUBLISHED_SCHEMAS:
         # The files of schema/ as they are: the bundle's is generated self-contained there.

@@ -7,7 +7,7 @@ deprecated rule's heading names its replacement.
 from __future__ import annotations
 
 from ..model import Library, Status
-from .inert import inert_library
+from .inert import InertRules, inert_library
 from .markdown import bullet_list, encode_blocks
 from .text import rule_heading
 
@@ -36,6 +36,6 @@ def render(library: Library) -> bytes:
     return encode_blocks(blocks)
 
 
-def files(library: Library) -> dict[str, bytes]:
+def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
     """``checklist.md``, with the library's text inert (see :mod:`.inert`)."""
-    return {FILE_NAME: render(inert_library(library))}
+    return {FILE_NAME: render(inert_library(library, inert))}

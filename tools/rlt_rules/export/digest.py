@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from ..model import Library, Rule, Status
-from .inert import inert_rule, md_text
+from .inert import InertRules, inert_rule, md_text
 from .markdown import bullet_list, rule_url, site_base
 from .text import rule_heading
 
@@ -69,12 +68,7 @@ def applicable_rules(library: Library) -> tuple[Rule, ...]:
 
 def rule_link(rule: Rule, site_url: str | None) -> str:
     """``[R03 — Title](<site_url>rules/R03/)``: the rule's heading linked to its page."""
-    return f"[{_link_text(rule_heading(rule))}]({rule_url(site_url, rule.id)})"
-
-
-@lru_cache(maxsize=8192)
-def _link_text(heading: str) -> str:
-    return md_text(heading)
+    return f"[{md_text(rule_heading(rule))}]({rule_url(site_url, rule.id)})"
 
 
 def deprecation(rule: Rule) -> str | None:
@@ -107,7 +101,13 @@ def rule_text(
 
 
 def rule_pieces(
-    library: Library, detail: Detail, site_url: str | None, level: int, *, by_category: bool
+    library: Library,
+    detail: Detail,
+    site_url: str | None,
+    level: int,
+    *,
+    by_category: bool,
+    inert: InertRules | None = None,
 ) -> Iterator[str]:
     """The listing in pieces whose concatenation is the listing: each applicable rule after
     its separator (a line break between index lines, a blank line otherwise) and
@@ -116,6 +116,7 @@ def rule_pieces(
     if by_category:
         order = {category.id: index for index, category in enumerate(library.categories)}
         rules = tuple(sorted(rules, key=lambda rule: order[rule.category]))
+    inert = inert or InertRules()
     between = "\n" if detail is Detail.INDEX else "\n\n"
     separator = ""
     current = None
@@ -125,7 +126,8 @@ def rule_pieces(
             heading = f"{'#' * (level - 1)} {md_text(library.category(current).title)}"
             yield ("\n\n" if separator else "") + heading
             separator = "\n\n"
-        yield separator + rule_text(rule, detail, site_url, level)
+        shown = None if detail is Detail.INDEX else inert.rule(rule)
+        yield separator + rule_text(rule, detail, site_url, level, shown)
         separator = between
 
 
@@ -136,10 +138,13 @@ def rules_text(
     level: int = 3,
     *,
     by_category: bool = False,
+    inert: InertRules | None = None,
 ) -> str:
     """Every applicable rule at ``detail``, in id order or (``by_category``) under a heading
-    of ``level - 1`` per category, in the library's order of categories."""
-    return "".join(rule_pieces(library, detail, site_url, level, by_category=by_category))
+    of ``level - 1`` per category, in the library's order of categories. ``inert``: the rules
+    made inert so far, kept by the caller."""
+    pieces = rule_pieces(library, detail, site_url, level, by_category=by_category, inert=inert)
+    return "".join(pieces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,24 +166,28 @@ def fit_rules(
     *,
     by_category: bool = False,
     measure: Measure = characters,
+    inert: InertRules | None = None,
 ) -> Fitted:
     """The first of ``details`` whose listing of every applicable rule measures at most
     ``budget`` (characters, or what the additive ``measure`` counts; the first detail when
     there is no budget). When none fits, the last detail's entries in id order, as many as fit
     with a line saying how many are left out and where every rule is listed; a ``budget`` too
-    small for that line gives an empty listing."""
+    small for that line gives an empty listing. ``inert``: the rules made inert so far, kept
+    by the caller."""
     count = len(applicable_rules(library))
+    inert = inert or InertRules()  # each rule made inert once, whichever details are tried
     for detail in details:
-        if budget is None or _within(
-            rule_pieces(library, detail, site_url, level, by_category=by_category), measure, budget
-        ):
-            text = rules_text(library, detail, site_url, level, by_category=by_category)
+        pieces = rule_pieces(library, detail, site_url, level, by_category=by_category, inert=inert)
+        if budget is None or _within(pieces, measure, budget):
+            text = rules_text(
+                library, detail, site_url, level, by_category=by_category, inert=inert
+            )
             return Fitted(text, detail, count, 0)
     assert budget is not None
     detail = details[-1]
     kept: list[str] = []
     used = 0
-    for piece in rule_pieces(library, detail, site_url, level, by_category=False):
+    for piece in rule_pieces(library, detail, site_url, level, by_category=False, inert=inert):
         note = f"\n{left_out_note(count - len(kept) - 1, site_url)}"
         if used + measure(piece) + measure(note) > budget:
             break

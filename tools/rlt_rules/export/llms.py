@@ -9,7 +9,7 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 from __future__ import annotations
 
 from ..model import Library
-from .inert import inert_library
+from .inert import InertRules, inert_library
 from .markdown import encode_blocks, library_blocks, rule_url, site_base
 from .text import first_sentence, rule_heading
 
@@ -58,7 +58,9 @@ def render_full(library: Library) -> bytes:
     return encode_blocks(blocks)
 
 
-def files(library: Library, site_url: str | None) -> dict[str, bytes]:
+def files(
+    library: Library, site_url: str | None, inert: InertRules | None = None
+) -> dict[str, bytes]:
     """Both files, with the library's text inert (raw HTML shows as text: see :mod:`.inert`)."""
-    shown = inert_library(library)
+    shown = inert_library(library, inert)
     return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(shown)}

@@ -60,7 +60,7 @@ from .digest import (
     rule_text,
     utf8_bytes,
 )
-from .inert import inert_library, inert_text
+from .inert import InertRules, inert_library, inert_text
 from .markdown import site_base
 
 DEFAULT_APPLY_TO = ("**/*.py",)
@@ -115,11 +115,14 @@ def check_globs(apply_to: Sequence[str]) -> tuple[str, ...]:
 
 
 def files(
-    library: Library, site_url: str | None, apply_to: Sequence[str] = DEFAULT_APPLY_TO
+    library: Library,
+    site_url: str | None,
+    apply_to: Sequence[str] = DEFAULT_APPLY_TO,
+    inert: InertRules | None = None,
 ) -> dict[str, bytes]:
     """The tree, by path relative to the reviewed repository's root."""
     globs = check_globs(apply_to)
-    shown = inert_library(library)
+    shown = inert_library(library, inert)
     return {
         AGENTS: agents_md(library, shown, site_url, globs).encode("utf-8"),
         COPILOT: copilot(library, shown, site_url, globs).encode("utf-8"),
@@ -196,6 +199,7 @@ class _Listing:
     """Every applicable rule at ``detail``, with no budget: for the files that list them all."""
 
     library: Library
+    shown: Library
     site_url: str | None
     detail: Detail
     level: int
@@ -203,7 +207,10 @@ class _Listing:
     def encoded(self) -> bytes:
         """Encoded piece by piece: the listing of a large library never exists as one ``str``
         (two or four bytes per character once it holds one "—")."""
-        pieces = rule_pieces(self.library, self.detail, self.site_url, self.level, by_category=True)
+        inert = InertRules.seeded(self.library, self.shown)
+        pieces = rule_pieces(
+            self.library, self.detail, self.site_url, self.level, by_category=True, inert=inert
+        )
         return b"".join(piece.encode("utf-8") for piece in pieces)
 
 
@@ -220,6 +227,7 @@ def _encoded(blocks: list[str | _Listing]) -> bytes:
 def _fitted_document(
     before: list[str],
     library: Library,
+    shown: Library,
     site_url: str | None,
     budget: int,
     details: tuple[Detail, ...],
@@ -239,6 +247,7 @@ def _fitted_document(
         level,
         by_category=by_category,
         measure=measure,
+        inert=InertRules.seeded(library, shown),
     )
     return _join([*before, fitted.text])
 
@@ -268,6 +277,7 @@ def _guidance_document(
     return _fitted_document(
         before,
         library,
+        shown,
         site_url,
         budget,
         (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
@@ -285,7 +295,7 @@ def copilot(library: Library, shown: Library, site_url: str | None, globs) -> st
         shown.preamble[0],
         report_how(),
     ]
-    return _fitted_document(before, library, site_url, COPILOT_MAX_CHARS, (Detail.INDEX,))
+    return _fitted_document(before, library, shown, site_url, COPILOT_MAX_CHARS, (Detail.INDEX,))
 
 
 def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str:
@@ -336,7 +346,7 @@ def claude_agent(library: Library, shown: Library, site_url: str | None, globs) 
         *shown.preamble,
         scope(globs),
         "## Rules",
-        _Listing(library, site_url, Detail.FULL, level=4),
+        _Listing(library, shown, site_url, Detail.FULL, level=4),
         *answer_blocks(
             library, site_url, check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE"
         ),
@@ -349,6 +359,7 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
     instructions = _fitted_document(
         [heading(shown), *shown.preamble, report_how()],
         library,
+        shown,
         site_url,
         CODERABBIT_MAX_CHARS,
         (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
@@ -379,10 +390,11 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
 def greptile(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
     """``.greptile/config.json``: one rule per library rule, with its id, so a folder's
     ``disabledRules`` can turn one off."""
+    inert = InertRules.seeded(library, shown)
     rules = [
         {
             "id": rule.id,
-            "rule": rule_text(rule, Detail.FULL, site_url, level=0),
+            "rule": rule_text(rule, Detail.FULL, site_url, level=0, shown=inert.rule(rule)),
             "scope": list(globs),
             "severity": "low" if rule.status is Status.DEPRECATED else "medium",
         }
@@ -402,7 +414,7 @@ def gemini(library: Library, shown: Library, site_url: str | None, globs) -> byt
         f"# {shown.title} {shown.version}: style guide for code review",
         *shown.preamble,
         scope(globs) + " " + report_how(),
-        _Listing(library, site_url, Detail.FULL, level=3),
+        _Listing(library, shown, site_url, Detail.FULL, level=3),
     ]
     return _encoded(blocks)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..jsonout import indented
 from ..model import Detector, HintSeverity, Library, Rule, Status
-from .inert import inert_rule
+from .inert import InertRules, inert_rule
 from .markdown import (
     bullet_list,
     guidance_blocks,
@@ -70,10 +70,12 @@ def rule_descriptor(
     rule: Rule,
     site_url: str | None,
     replaced_by_rule: dict[str, list[str]] | None = None,
+    inert: InertRules | None = None,
 ) -> dict[str, Any]:
     """One rule as a SARIF ``reportingDescriptor``.
 
-    ``replaced_by_rule`` is :func:`replaced_ids` of the library, passed in for many rules.
+    ``replaced_by_rule`` is :func:`replaced_ids` of the library, passed in for many rules;
+    ``inert``, the rules made inert so far by the caller.
     """
     if replaced_by_rule is None:
         replaced_by_rule = replaced_ids(library)
@@ -82,7 +84,7 @@ def rule_descriptor(
     if replaced:
         descriptor["deprecatedIds"] = replaced
     # The markdown fields are rendered by review tools: raw HTML in them shows as text.
-    shown = inert_rule(rule)
+    shown = inert_rule(rule) if inert is None else inert.rule(rule)
     descriptor["shortDescription"] = {"text": rule.title}
     descriptor["fullDescription"] = {
         "text": strip_fences(rule.statement),
@@ -160,13 +162,17 @@ def detector_descriptors(
     ]
 
 
-def rule_descriptors(library: Library, site_url: str | None) -> list[dict[str, Any]]:
+def rule_descriptors(
+    library: Library, site_url: str | None, inert: InertRules | None = None
+) -> list[dict[str, Any]]:
     """Every rule as a SARIF ``reportingDescriptor``, in id order (for ``driver.rules``)."""
     replaced = replaced_ids(library)
-    return [rule_descriptor(library, rule, site_url, replaced) for rule in library.rules]
+    return [rule_descriptor(library, rule, site_url, replaced, inert) for rule in library.rules]
 
 
-def driver(library: Library, site_url: str | None) -> dict[str, Any]:
+def driver(
+    library: Library, site_url: str | None, inert: InertRules | None = None
+) -> dict[str, Any]:
     """The ``tool.driver`` ``toolComponent``: the library, its version and its rules."""
     component: dict[str, Any] = {
         "name": library.title,
@@ -176,22 +182,26 @@ def driver(library: Library, site_url: str | None) -> dict[str, Any]:
     }
     if site_url:
         component["informationUri"] = site_base(site_url)
-    component["rules"] = rule_descriptors(library, site_url)
+    component["rules"] = rule_descriptors(library, site_url, inert)
     return component
 
 
-def sarif_log(library: Library, site_url: str | None) -> dict[str, Any]:
+def sarif_log(
+    library: Library, site_url: str | None, inert: InertRules | None = None
+) -> dict[str, Any]:
     """A SARIF log with one run holding the rule metadata and no results (``"results": []``)."""
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
-        "runs": [{"tool": {"driver": driver(library, site_url)}, "results": []}],
+        "runs": [{"tool": {"driver": driver(library, site_url, inert)}, "results": []}],
     }
 
 
-def render(library: Library, site_url: str | None) -> bytes:
-    return indented(sarif_log(library, site_url))
+def render(library: Library, site_url: str | None, inert: InertRules | None = None) -> bytes:
+    return indented(sarif_log(library, site_url, inert))
 
 
-def files(library: Library, site_url: str | None) -> dict[str, bytes]:
-    return {FILE_NAME: render(library, site_url)}
+def files(
+    library: Library, site_url: str | None, inert: InertRules | None = None
+) -> dict[str, bytes]:
+    return {FILE_NAME: render(library, site_url, inert)}

@@ -14,7 +14,7 @@ import re
 import yaml
 
 from ..model import Library
-from .inert import inert_library
+from .inert import InertRules, inert_library
 from .markdown import encode_blocks, library_blocks
 
 FILE_NAME = "SKILL.md"
@@ -53,6 +53,6 @@ def render(library: Library, notice: str | None = None) -> bytes:
     return encode_blocks(library_blocks(library, full=False), prefix=prefix)
 
 
-def files(library: Library) -> dict[str, bytes]:
+def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
     """``SKILL.md``, with the library's text inert (raw HTML shows as text: see :mod:`.inert`)."""
-    return {FILE_NAME: render(inert_library(library))}
+    return {FILE_NAME: render(inert_library(library, inert))}

@@ -1,9 +1,10 @@
-"""What generated pages are made of, remembered across the builds of one process.
+"""What generated pages and files are made of, remembered across the builds of one process.
 
 The site plugin owns one :class:`PageCache` for as long as MkDocs keeps the plugin (a live
 preview builds the site again on every edit); a one-off build makes a fresh one, which
 remembers nothing. Every entry is keyed by everything its text is made from, so a cache only
-changes how fast a page is made, never what it is.
+changes how fast a page is made, never what it is. No module of the site keeps a memo of its
+own: what is worth remembering across builds is remembered here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,20 @@ class PageCache:
     """Memos of the parts of generated pages (:class:`~rlt_rules.memo.Recent`): call
     :meth:`next_generation` once per build."""
 
-    __slots__ = ("examples", "filter_texts", "index_rows", "markers", "rule_pages")
+    __slots__ = (
+        "detector_yaml",
+        "examples",
+        "filter_texts",
+        "highlighted",
+        "index_rows",
+        "item_json",
+        "lesson_sections",
+        "markers",
+        "pair_diffs",
+        "practice_items",
+        "rule_pages",
+        "shown_programs",
+    )
 
     def __init__(self, markers: MarkerCache | None = None) -> None:
         #: The examples' markers, shared with the validator's DocumentCache.
@@ -25,10 +39,25 @@ class PageCache:
         self.rule_pages: Recent = Recent()
         #: A rule's examples section by its id and examples.
         self.examples: Recent = Recent()
+        #: A detector's ast-grep rule as a fenced YAML block, by the detector.
+        self.detector_yaml: Recent = Recent()
         #: An index row by what it shows of its rule; a rule's filter text likewise.
         self.index_rows: Recent = Recent()
         self.filter_texts: Recent = Recent()
+        #: A rule's section of its lesson, by the lesson's URI and the rule.
+        self.lesson_sections: Recent = Recent()
+        #: The practice items of a library, by category (the pages and the JSON files ask).
+        self.practice_items: Recent = Recent()
+        #: A bad program as practice shows it, by its code and rule id; a pair's diff by the
+        #: pair; a shown program's Pygments tokens by its code.
+        self.shown_programs: Recent = Recent()
+        self.pair_diffs: Recent = Recent()
+        self.highlighted: Recent = Recent()
+        #: A practice item's JSON by the item, its choices' titles and its rule's URL.
+        self.item_json: Recent = Recent()
 
     def next_generation(self) -> None:
-        for memo in (self.rule_pages, self.examples, self.index_rows, self.filter_texts):
-            memo.next_generation()
+        for name in self.__slots__:
+            memo = getattr(self, name)
+            if isinstance(memo, Recent):
+                memo.next_generation()

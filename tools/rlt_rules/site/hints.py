@@ -9,13 +9,12 @@ field of the page; the ast-grep rule is a fenced YAML block fenced by ``fence_fo
 
 from __future__ import annotations
 
-import functools
-
 import yaml
 
 from ..export.inert import inert_markdown
 from ..export.markdown import fence_for
 from ..model import Detector, Measured, Rule
+from .cache import PageCache
 
 #: The exports page, from a rule page (``rules/R03.md``).
 EXPORTS_LINK = "../exports.md"
@@ -26,10 +25,10 @@ def _markdown(text: str, *, at_line_start: bool = True) -> str:
     return inert_markdown(text, at_line_start=at_line_start, attr_lists=True)
 
 
-@functools.lru_cache(maxsize=4096)
 def _rule_yaml(detector: Detector) -> str:
-    """The detector's ast-grep rule as a fenced YAML block; kept for the next build (a live
-    preview renders every rule page again to find the ones that changed)."""
+    """The detector's ast-grep rule as a fenced YAML block; kept in the build's
+    :class:`~.cache.PageCache` for the next build (a live preview renders every rule page again
+    to find the ones that changed)."""
     data = {"rule": detector.rule}
     if detector.constraints:
         data["constraints"] = detector.constraints
@@ -49,10 +48,11 @@ def measured_markdown(measured: Measured) -> str:
     return f"**Measured on `{measured.corpus}`:** {figures}."
 
 
-def hints_markdown(rule: Rule) -> list[str]:
+def hints_markdown(rule: Rule, cache: PageCache | None = None) -> list[str]:
     """The section's lines, ending with a blank line; empty when the rule has no detectors."""
     if not rule.detectors:
         return []
+    memo = (cache or PageCache()).detector_yaml
     out = [
         "## Automated hints",
         "",
@@ -82,5 +82,5 @@ def hints_markdown(rule: Rule) -> list[str]:
             out += [f"**Preview** (runs only with `rlt-rules scan --preview`): {reason}", ""]
         if detector.measured is not None:
             out += [measured_markdown(detector.measured), ""]
-        out += [_rule_yaml(detector), ""]
+        out += [memo.get(detector, _rule_yaml), ""]
     return out

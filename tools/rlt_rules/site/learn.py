@@ -17,7 +17,6 @@ through :func:`~rlt_rules.site.pages.markdown`, :func:`md_text` and fenced code.
 
 from __future__ import annotations
 
-import functools
 import html
 import posixpath
 import textwrap
@@ -26,6 +25,7 @@ from ..export.inert import md_text
 from ..export.text import expected_output
 from ..model import Category, Library, Rule, Status, id_span
 from ..pairs import ExamplePair, pairs_of
+from .cache import PageCache
 from .examples_section import CHANGES_TITLE, differing_lines, split_output
 from .markup import (
     GeneratedPage,
@@ -78,14 +78,18 @@ def _number(library: Library, category: Category) -> int:
     return library.categories.index(category) + 1
 
 
-def generated_pages(library: Library, *, directory_urls: bool = True) -> tuple[GeneratedPage, ...]:
+def generated_pages(
+    library: Library, *, directory_urls: bool = True, cache: PageCache | None = None
+) -> tuple[GeneratedPage, ...]:
     """The overview, a lesson and a practice page per category, and the practice of every
     item (in the nav after the lessons); category practice pages are linked from lessons.
 
     ``directory_urls`` is MkDocs' ``use_directory_urls``: a practice page names its JSON files
-    by URL (see :func:`practice_page`)."""
+    by URL (see :func:`practice_page`). ``cache`` keeps the practice items and the lessons'
+    rule sections for the next build (a live preview generates every lesson again)."""
+    cache = cache or PageCache()
     source = library.source.path if library.source is not None else None
-    by_category = _items_by_category(library)
+    by_category = items_by_category(library, cache)
     total = sum(len(items) for items in by_category.values())
     pages = [
         GeneratedPage(LEARN_URI, overview_page(library, by_category), in_nav=True, source=source)
@@ -95,7 +99,7 @@ def generated_pages(library: Library, *, directory_urls: bool = True) -> tuple[G
         pages.append(
             GeneratedPage(
                 lesson_uri(category.id),
-                lesson_page(library, category, count),
+                lesson_page(library, category, count, cache),
                 in_nav=True,
                 source=source,
             )
@@ -119,28 +123,35 @@ def generated_pages(library: Library, *, directory_urls: bool = True) -> tuple[G
     return tuple(pages)
 
 
-def generated_files(library: Library, *, directory_urls: bool = True) -> dict[str, str]:
+def generated_files(
+    library: Library, *, directory_urls: bool = True, cache: PageCache | None = None
+) -> dict[str, str]:
     """The practice items, one JSON file per category (:func:`items_uri`). Their rule links are
     relative to the file, which the page's script resolves against the file's own URL."""
-    by_category = _items_by_category(library)
+    cache = cache or PageCache()
+    by_category = items_by_category(library, cache)
 
     def rule_url(rule_id: str) -> str:
         # PRACTICE_URI's page is in the folder of the JSON files, with or without directory URLs.
         return href(PRACTICE_URI, rule_uri(rule_id), directory_urls=directory_urls)
 
     return {
-        items_uri(category.id): items_json(library, by_category[category.id], rule_url)
+        items_uri(category.id): items_json(library, by_category[category.id], rule_url, cache)
         for category in library.categories
     }
 
 
-@functools.lru_cache(maxsize=2)
-def _items_by_category(library: Library) -> dict[str, tuple[PracticeItem, ...]]:
-    """Each category's practice items, in reading order (the pages and the files ask)."""
-    grouped: dict[str, list[PracticeItem]] = {c.id: [] for c in library.categories}
-    for item in practice_items(library):
-        grouped[item.rule.category].append(item)
-    return {category: tuple(items) for category, items in grouped.items()}
+def items_by_category(library: Library, cache: PageCache) -> dict[str, tuple[PracticeItem, ...]]:
+    """Each category's practice items, in reading order: made once per build, kept in
+    ``cache`` (the pages and the files ask)."""
+
+    def group(library: Library) -> dict[str, tuple[PracticeItem, ...]]:
+        grouped: dict[str, list[PracticeItem]] = {c.id: [] for c in library.categories}
+        for item in practice_items(library, cache):
+            grouped[item.rule.category].append(item)
+        return {category: tuple(items) for category, items in grouped.items()}
+
+    return cache.practice_items.get(library, group)
 
 
 def add_to_nav(nav: list, library: Library) -> None:
@@ -232,8 +243,12 @@ def _count(n: int, what: str) -> str:
 # --- lessons -------------------------------------------------------------------------------
 
 
-def lesson_page(library: Library, category: Category, item_count: int) -> str:
-    """A category's lesson: what goes wrong, then each taught rule with one worked pair."""
+def lesson_page(
+    library: Library, category: Category, item_count: int, cache: PageCache | None = None
+) -> str:
+    """A category's lesson: what goes wrong, then each taught rule with one worked pair.
+    ``cache`` keeps each rule's section for the next build."""
+    sections = (cache or PageCache()).lesson_sections
     here = lesson_uri(category.id)
     number = _number(library, category)
     taught = [rule for rule in taught_rules(library) if rule.category == category.id]
@@ -258,7 +273,7 @@ def lesson_page(library: Library, category: Category, item_count: int) -> str:
     if not taught:
         out += ["This category has no active rule to learn.", ""]
     for rule in taught:
-        out += _rule_section(here, rule)
+        out += sections.get((here, rule), _rule_section)
     if others:
         listed = ", ".join(
             f"[{rule_label(rule)}]({link(here, rule_uri(rule.id))}) ({rule.status})"
@@ -269,10 +284,11 @@ def lesson_page(library: Library, category: Category, item_count: int) -> str:
     return "\n".join(out)
 
 
-@functools.lru_cache(maxsize=4096)
-def _rule_section(here: str, rule: Rule) -> tuple[str, ...]:
-    """A rule in its lesson: statement, worked pair, link. A function of the rule only, so kept
-    for the next build (a live preview generates every lesson again to find the changed ones)."""
+def _rule_section(key: tuple[str, Rule]) -> tuple[str, ...]:
+    """A rule in its lesson (``key``: the lesson's URI and the rule): statement, worked pair,
+    link. A function of the rule only, so kept for the next build (a live preview generates
+    every lesson again to find the changed ones)."""
+    here, rule = key
     out = [f"## {rule_label(rule)}", "", markdown(rule.statement), ""]
     pairs = pairs_of(rule)
     page = link(here, rule_uri(rule.id))

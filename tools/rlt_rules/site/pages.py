@@ -1,11 +1,14 @@
-"""Every generated page of the site, from one list of generators (:data:`GENERATORS`).
+"""Every generated page and side file of the site, from two lists of generators
+(:data:`GENERATORS`, :data:`SIDE_FILES`).
 
 A generator is a function of the build's :class:`SiteInput` (the validated library, its
 release history, MkDocs' URL style, the caches that outlive a build) that returns its pages as
 :class:`~.markup.GeneratedPage`. A new kind of page is a module with such a function, added to
 :data:`GENERATORS`; the plugin adds every page to the build, checks that no hand-written file
 has the same path, and re-renders in a live preview only the pages whose Markdown changed.
-Pages in the navigation also need a ``nav`` entry (see :mod:`.nav`).
+Pages in the navigation also need a ``nav`` entry (see :mod:`.nav`). A side file (the index's
+filter text, the practice items) is the same: a function of :class:`SiteInput` that returns
+:class:`GeneratedFile`, listed in :data:`SIDE_FILES`.
 """
 
 from __future__ import annotations
@@ -21,8 +24,16 @@ from ..releases import History, rule_history
 from ..schemas import load_schema, schema_dir
 from . import learn
 from .cache import PageCache
-from .listing import INDEX_TABLE, category_page, index_page
-from .markup import CHANGELOG_URI, FORMAT_URI, INDEX_URI, GeneratedPage, category_uri, rule_uri
+from .listing import INDEX_TABLE, category_page, index_filter_text, index_page
+from .markup import (
+    CHANGELOG_URI,
+    FORMAT_URI,
+    INDEX_TEXT_URI,
+    INDEX_URI,
+    GeneratedPage,
+    category_uri,
+    rule_uri,
+)
 from .reference import format_reference_page
 from .rule_page import rule_page
 
@@ -112,7 +123,9 @@ def sample_review(site: SiteInput) -> Iterable[GeneratedPage]:
 
 def learn_pages(site: SiteInput) -> Iterable[GeneratedPage]:
     """The Learn path: its overview, a lesson per category and the practice pages."""
-    yield from learn.generated_pages(site.library, directory_urls=site.directory_urls)
+    yield from learn.generated_pages(
+        site.library, directory_urls=site.directory_urls, cache=site.cache
+    )
 
 
 #: Every page generator, in the order their pages join the build.
@@ -130,3 +143,37 @@ GENERATORS: tuple[Callable[[SiteInput], Iterable[GeneratedPage]], ...] = (
 def generated_pages(site: SiteInput) -> tuple[GeneratedPage, ...]:
     """Every generated page of the site (:data:`GENERATORS`)."""
     return tuple(page for generate in GENERATORS for page in generate(site))
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedFile:
+    """A file the site serves beside its pages (not a page): its URI and its text."""
+
+    uri: str
+    content: str
+
+
+def filter_text(site: SiteInput) -> Iterable[GeneratedFile]:
+    """The rule index's filter text (``site/js/rules-index.js`` reads it)."""
+    yield GeneratedFile(INDEX_TEXT_URI, index_filter_text(site.library, site.cache))
+
+
+def practice_files(site: SiteInput) -> Iterable[GeneratedFile]:
+    """The practice items, one JSON file per category (``site/js/practice.js`` reads them)."""
+    files = learn.generated_files(
+        site.library, directory_urls=site.directory_urls, cache=site.cache
+    )
+    for uri, content in files.items():
+        yield GeneratedFile(uri, content)
+
+
+#: Every side-file generator.
+SIDE_FILES: tuple[Callable[[SiteInput], Iterable[GeneratedFile]], ...] = (
+    filter_text,
+    practice_files,
+)
+
+
+def generated_files(site: SiteInput) -> tuple[GeneratedFile, ...]:
+    """Every side file of the site (:data:`SIDE_FILES`)."""
+    return tuple(file for generate in SIDE_FILES for file in generate(site))

@@ -1,25 +1,27 @@
 """The MkDocs plugin (``plugins: [rlt-rules]`` in ``mkdocs.yml``, registered through the
 ``mkdocs.plugins`` entry point): the rule library's pages and exports in the site.
 
-Per build (:class:`SiteBuild`, made by ``on_config``): the validated library (from the
-``rules_dir`` option or ``$RLT_RULES_DIR``, default ``rules/`` next to ``mkdocs.yml``; or the
-one ``rlt-rules site build`` hands over, :meth:`RulesPlugin.hand_over`) and the category pages
-added to the nav; ``on_files`` adds the generated pages (:mod:`.pages`); ``on_page_markdown``
-fills the ``<!-- rlt:NAME -->`` markers of hand-written pages (:mod:`.markers`);
-``on_page_content`` puts HTML inserts and the tags listing in place; ``on_page_context`` gives
-rule pages their tag chips (:mod:`.tags`); ``on_post_build`` writes
-:func:`rlt_rules.export.site_files` and ``tags.json`` under ``site_dir``.
+Per build (:class:`SiteBuild`, made by ``on_config``): the validated library and the category
+pages added to the nav. The library reaches the plugin one way: ``$RLT_RULES_DIR`` names its
+rules folder (``rlt-rules site`` sets it, so do the tests and benchmarks; a plain ``mkdocs``
+run may too), else it is ``rules/`` next to ``mkdocs.yml``. ``on_files`` adds the generated
+pages and side files (:mod:`.assembly`); ``on_page_markdown`` fills the ``<!-- rlt:NAME -->``
+markers of hand-written pages (:mod:`.markers`); ``on_page_content`` puts HTML inserts and the
+tags listing in place; ``on_page_context`` gives rule pages their tag chips (:mod:`.tags`);
+``on_post_build`` writes :func:`rlt_rules.export.site_files` and ``tags.json`` under
+``site_dir``.
 
 Across builds the plugin instance keeps caches that never change what a build produces (parsed
-rule files, examples' markers, rule pages' Markdown), and, while ``mkdocs serve --dirty`` runs,
-the live preview's memory (:class:`~.preview.Preview`): a rebuild renders only the pages whose
-input changed, so editing one rule of 1,000 shows in about a second.
+rule files, examples' markers, the parts of generated pages: :class:`~.cache.PageCache`), and,
+while ``mkdocs serve --dirty`` runs, the live preview's memory (:class:`~.preview.Preview`): a
+rebuild renders only the pages whose input changed.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -39,13 +41,13 @@ from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from ..model import LibraryError, Rule
 from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from ..validate import DocumentCache
-from . import RULES_DIR_ENV, learn
+from . import RULES_DIR_ENV
+from .assembly import assemble
 from .cache import PageCache
-from .listing import index_filter_text
 from .markers import MARKERS, Filled, fill_markers
-from .markup import INDEX_TEXT_URI, GeneratedPage, output_path, rule_uri
+from .markup import GeneratedPage, output_path, rule_uri
 from .nav import EditLinks, add_generated_pages_to_nav
-from .pages import SiteInput, generated_pages
+from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .serve import watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
@@ -54,8 +56,6 @@ log = logging.getLogger("mkdocs.plugins.rlt_rules")
 
 
 class RulesPluginConfig(Config):
-    #: The rules folder, relative to ``mkdocs.yml``; ``$RLT_RULES_DIR`` overrides it.
-    rules_dir = c.Type(str, default=DEFAULT_RULES_DIR)
     #: While serving: seconds between two looks for changed files (MkDocs' own: 0.5).
     poll_interval = c.Type((int, float), default=0.1)
     #: While serving: seconds without further change before rebuilding (MkDocs' own: 0.1).
@@ -99,22 +99,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._preview: Preview | None = None
         #: True under ``mkdocs serve``: a live preview has no deployed versions to list.
         self._serving = False
-        #: A library ``rlt-rules site build`` validated for the next build.
-        self._handed: ProjectCheck | None = None
         self._build: SiteBuild | None = None
 
     # --- lifetime ----------------------------------------------------------------------------
-
-    def hand_over(self, loaded: ProjectCheck, documents: DocumentCache | None = None) -> None:
-        """Build the next site from ``loaded`` instead of loading the rules folder again.
-
-        ``documents``: the cache it was validated with, whose examples' markers the rule pages
-        then read instead of tokenizing every example again.
-        """
-        self._handed = loaded
-        if documents is not None:
-            self._documents = documents
-            self._pages = PageCache(documents.markers)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._close_preview()
@@ -140,8 +127,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self._build = None
         self._pages.next_generation()
-        valid = self._handed or self._load(self.rules_dir(config))
-        self._handed = None
+        valid = self._load(rules_dir(config))
         library = valid.library
         assert library is not None and valid.history is not None
         # The sample review (samples/review beside this package's repository) cites the
@@ -162,14 +148,6 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         log.info("rlt-rules: %d rules from %s", len(library.rules), valid.rules_dir)
         return config
 
-    def rules_dir(self, config: MkDocsConfig) -> Path:
-        """``$RLT_RULES_DIR`` (relative to the working directory), else the ``rules_dir``
-        option relative to ``mkdocs.yml``."""
-        configured = os.environ.get(RULES_DIR_ENV)
-        if configured:
-            return Path(configured).resolve()
-        return (Path(config.config_file_path).resolve().parent / self.config.rules_dir).resolve()
-
     def _load(self, rules_dir: Path) -> ProjectCheck:
         try:
             return load_validated(rules_dir, self._documents)
@@ -181,13 +159,11 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         build = self._current()
-        generated = generated_pages(build.site)
+        handwritten = files.documentation_pages()
+        assembly = assemble(build.site, {file.src_uri: file.content_string for file in handwritten})
+        generated, filled = assembly.pages, assembly.filled
         build.generated = {page.src_uri: page for page in generated}
         build.rules_by_uri = {rule_uri(rule.id): rule for rule in build.site.library.rules}
-        handwritten = files.documentation_pages()
-        filled = {
-            file.src_uri: self._fill(file.content_string, file.src_uri) for file in handwritten
-        }
         build.listing_uri = next(
             (uri for uri, fill in filled.items() if TAGS_MARKER in fill.used), None
         )
@@ -211,13 +187,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             )
             file.edit_uri = edit_links.edit_uri(page.source)
             files.append(file)
-        text = index_filter_text(build.site.library, build.site.cache)
-        files.append(File.generated(config, INDEX_TEXT_URI, content=text))
-        practice = learn.generated_files(
-            build.site.library, directory_urls=build.site.directory_urls
-        )
-        for uri, content in practice.items():
-            files.append(File.generated(config, uri, content=content))
+        for side_file in assembly.files:
+            files.append(File.generated(config, side_file.uri, content=side_file.content))
         return files
 
     def _fill(self, markdown: str, page_uri: str) -> Filled:
@@ -228,7 +199,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         config: MkDocsConfig,
         build: SiteBuild,
         handwritten: list[File],
-        filled: dict[str, Filled],
+        filled: Mapping[str, Filled],
     ) -> PreviewBuild:
         assert self._preview is not None
         site = build.site
@@ -266,12 +237,11 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         plan = build.preview.plan if build.preview is not None else None
         if self._preview is None or not isinstance(plan, PartialBuild):
             return nav
-        titles = self._preview.titles
         for file in documentation:
             page = file.page
             uri = file.src_uri
-            if uri in plan.unchanged and page is not None and page.title is None and uri in titles:
-                page.title = titles[uri]
+            if uri in plan.unchanged and page is not None and page.title is None:
+                page.title = self._preview.title(uri)
         return nav
 
     # --- pages ---------------------------------------------------------------------------------
@@ -312,9 +282,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             )
         preview = self._preview
         if preview is not None and build.preview is not None:
-            build.preview.rendered.add(page.file.src_uri)
-            if page.title is not None:
-                preview.titles[page.file.src_uri] = page.title
+            preview.rendered(build.preview, page.file.src_uri, page.title)
             search = config.plugins.get("material/search")
             if search is not None:
                 preview.search.index(page, search.config)
@@ -376,6 +344,15 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
     def on_build_error(self, error: Exception) -> None:
         if self._preview is not None and self._build is not None and self._build.preview:
             self._preview.failed(self._build.preview)
+
+
+def rules_dir(config: MkDocsConfig) -> Path:
+    """``$RLT_RULES_DIR`` (relative to the working directory), else ``rules/`` next to
+    ``mkdocs.yml``."""
+    configured = os.environ.get(RULES_DIR_ENV)
+    if configured:
+        return Path(configured).resolve()
+    return (Path(config.config_file_path).resolve().parent / DEFAULT_RULES_DIR).resolve()
 
 
 def versioned_site_url(site_url: str | None, version: str) -> str | None:

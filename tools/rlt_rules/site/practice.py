@@ -20,7 +20,6 @@ what replaces it, and a newcomer practises that instead.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import json
@@ -32,7 +31,8 @@ from dataclasses import dataclass
 
 from ..model import OUTPUT_LINE, Library, Rule, Status
 from ..pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
-from .highlight import PythonHighlighter
+from .cache import PageCache
+from .highlight import Line, PythonHighlighter
 from .listing import _JSON_MARKUP_ESCAPES
 from .titles import text_segments
 
@@ -61,7 +61,6 @@ class ShownProgram:
     marked: tuple[int, ...]
 
 
-@functools.lru_cache(maxsize=16384)
 def shown_program(code: str, rule_id: str) -> ShownProgram:
     """``code`` without what would give its rule away (see the module doc), lines kept in
     order so that the marked lines of the original map onto it."""
@@ -212,14 +211,16 @@ class PracticeItem:
         self,
         library: Library,
         rule_url: Callable[[str], str],
-        highlighter: PythonHighlighter,
+        highlighted: Callable[[str], list[Line]],
+        diff: Callable[[ExamplePair], str],
     ) -> dict[str, object]:
         """The item as ``practice.js`` reads it; ``rule_url`` gives a rule page's URL relative
-        to the JSON file. ``lines`` is the program highlighted by Pygments, as tokens."""
+        to the JSON file. ``lines`` is the program highlighted by Pygments, as tokens
+        (``highlighted``); ``diff`` gives a pair's diff from bad to good."""
         return {
             "key": self.key,
             "code": self.shown.code,
-            "lines": highlighter.lines(self.shown.code),
+            "lines": highlighted(self.shown.code),
             "choices": [
                 {"id": rule_id, "title": library.rule(rule_id).title} for rule_id in self.choices
             ],
@@ -229,12 +230,11 @@ class PracticeItem:
             "title": text_segments(self.pair.bad.title),
             "explanation": text_segments(self.pair.bad.explanation),
             "good_title": text_segments(self.pair.good.title),
-            "diff": _diff(self.pair),
+            "diff": diff(self.pair),
         }
 
 
-@functools.lru_cache(maxsize=16384)
-def _diff(pair: ExamplePair) -> str:
+def pair_diff(pair: ExamplePair) -> str:
     return "\n".join(pair.diff())
 
 
@@ -242,8 +242,10 @@ def item_key(rule_id: str, pair_name: str) -> str:
     return hashlib.sha256(f"{rule_id}/{pair_name}".encode()).hexdigest()[:12]
 
 
-def practice_items(library: Library) -> tuple[PracticeItem, ...]:
-    """Exactly one item per pair of every taught rule, in reading order."""
+def practice_items(library: Library, cache: PageCache | None = None) -> tuple[PracticeItem, ...]:
+    """Exactly one item per pair of every taught rule, in reading order. ``cache`` keeps the
+    shown programs for the next build."""
+    shown_programs = (cache or PageCache()).shown_programs
     rules = taught_rules(library)
     pool = _Pool.of(rules)
     items: list[PracticeItem] = []
@@ -254,25 +256,49 @@ def practice_items(library: Library) -> tuple[PracticeItem, ...]:
             while key in keys:  # two pairs of one name: the pair contract reports it
                 key = item_key(key, pair.name)
             keys.add(key)
-            shown = shown_program(pair.bad.code, rule.id)
+            shown = shown_programs.get((pair.bad.code, rule.id), _shown)
             items.append(PracticeItem(key, rule, pair, shown, choices_for(rule, pair.name, pool)))
     return tuple(items)
+
+
+def _shown(key: tuple[str, str]) -> ShownProgram:
+    return shown_program(*key)
 
 
 def items_json(
     library: Library,
     items: Iterable[PracticeItem],
     rule_url: Callable[[str], str],
+    cache: PageCache | None = None,
 ) -> str:
     """One JSON file of items for the practice pages, with no markup character in it (``<``,
-    ``>`` and ``&`` as ``\\u003c``…, like ``rules/filter-text.json``)."""
+    ``>`` and ``&`` as ``\\u003c``…, like ``rules/filter-text.json``). ``cache`` keeps each
+    item's JSON for the next build (keyed by everything it is made from), so a rebuild
+    encodes only the items an edit changed."""
+    cache = cache or PageCache()
     highlighter = PythonHighlighter()
-    data = {
-        "library": library.version,
-        "items": [item.to_dict(library, rule_url, highlighter) for item in items],
-    }
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    def highlighted(code: str) -> list[Line]:
+        return cache.highlighted.get(code, highlighter.lines)
+
+    def diff(pair: ExamplePair) -> str:
+        return cache.pair_diffs.get(pair, pair_diff)
+
+    def encoded(key: tuple[PracticeItem, tuple[str, ...], str]) -> str:
+        return _inert_json(key[0].to_dict(library, rule_url, highlighted, diff))
+
+    # The JSON of {"library": ..., "items": [...]}, compact, made of the items' own.
+    parts = []
+    for item in items:
+        titles = tuple(library.rule(rule_id).title for rule_id in item.choices)
+        parts.append(cache.item_json.get((item, titles, rule_url(item.rule.id)), encoded))
+    return f'{{"library":{_inert_json(library.version)},"items":[{",".join(parts)}]}}\n'
+
+
+def _inert_json(value: object) -> str:
+    """``value`` as compact JSON with no markup character in it."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     # str.replace, not str.translate: a megabyte of items took translate a quarter second.
     for char, escape in _JSON_MARKUP_ESCAPES.items():
         text = text.replace(chr(char), escape)
-    return text + "\n"
+    return text

@@ -136,7 +136,7 @@ class Preview:
         self.search = PreviewSearch()
         #: Each page's title as its last rendering found it (MkDocs knows the titles of the
         #: pages it does not render again only from the navigation).
-        self.titles: dict[str, str] = {}
+        self._titles: dict[str, str] = {}
         self.last: Built | Unbuilt = Unbuilt.FIRST
         self._filter = _DirtyWarningFilter()
         logging.getLogger(_BUILD_LOGGER).addFilter(self._filter)
@@ -179,6 +179,17 @@ class Preview:
         )
         removed = tuple(output for uri, (_, output) in last.inputs.items() if uri not in inputs)
         return PartialBuild(unchanged, removed)
+
+    def rendered(self, build: PreviewBuild, uri: str, title: str | None) -> None:
+        """``build`` has rendered the page ``uri``, whose title is ``title`` (None: none)."""
+        build.rendered.add(uri)
+        if title is not None:
+            self._titles[uri] = title
+
+    def title(self, uri: str) -> str | None:
+        """The title the page ``uri`` had when it was last rendered (None: not rendered yet,
+        or without a title)."""
+        return self._titles.get(uri)
 
     def finished(self, build: PreviewBuild) -> None:
         self.last = Built(build.layout, build.inputs)

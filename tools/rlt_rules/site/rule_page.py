@@ -132,7 +132,7 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> str:
         markdown(rule.rationale),
         "",
     ]
-    out += hints_markdown(rule)
+    out += hints_markdown(rule, cache)
     if rule.examples:
         out += _examples(rule, cache)
     if page.related:
