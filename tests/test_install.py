@@ -9,6 +9,8 @@ proxy closed.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import os
 import shlex
 import shutil
@@ -19,9 +21,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from wheelhouse import ROOT, build_wheel, make_wheelhouse, offline_environment
 
-from rlt_rules import load_library
+from rlt_rules import load_library, mcp_names
 from rlt_rules.bundle import render
 
 RUNNER_BEFORE = textwrap.dedent(
@@ -248,3 +252,36 @@ def test_the_pre_commit_hook_fails_on_a_hint_and_passes_clean_code(
     passed = pre_commit(repo, wheels, tmp_path / "home")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "rlt-rules scan" in passed.stdout and "Passed" in passed.stdout
+
+
+async def _installed_server(venv: Path, repo: Path) -> tuple[list[str], str, str]:
+    """Tool names, R03's statement and the review context, from the installed server."""
+    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    params = StdioServerParameters(
+        command=str(venv / "bin" / "rlt-rules"), args=["mcp"], cwd=str(repo), env=env
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = sorted(tool.name for tool in (await session.list_tools()).tools)
+        rule = await session.call_tool(mcp_names.GET_RULE, {"rule_id": "R03"})
+        diff = (repo / "change.diff").read_text(encoding="utf-8")
+        context = await session.call_tool(mcp_names.REVIEW_CONTEXT, {"diff": diff})
+    assert not rule.is_error and not context.is_error
+    return tools, rule.content[0].text, context.content[0].text
+
+
+def test_the_installed_mcp_server_serves_the_packaged_library(
+    venv: Path, engine_repo: Path
+) -> None:
+    """`rlt-rules mcp` from the installed wheel, started in another repository with no
+    `--rules`, serves the library inside the package, through the SDK's own client."""
+    # In a thread of its own: a browser test may leave an event loop running in this one.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        tools, rule, context = pool.submit(
+            asyncio.run, _installed_server(venv, engine_repo)
+        ).result()
+    assert mcp_names.CHECK_FINDINGS in tools and mcp_names.SCAN_CODE in tools
+    assert "R03" in rule
+    assert "Library: Rlt Refactor 1.0.0, from the library inside the rlt-rules package" in context
+    assert "engine/runner.py" in context
