@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from test_scan import GUARD
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"
@@ -23,14 +24,6 @@ BIN = Path(sys.executable).parent
 #: Every case finishes within this, and within MEMORY bytes of address space.
 SECONDS = 60
 MEMORY = 3 * 1024**3
-
-GUARD = (
-    'class Engine:\n    def abort(self, rid):\n        if hasattr(self, "preemption"):\n'
-    "            pass\n"
-    "\n"
-    "    def __init__(self, preemption):  # sets the name the guard tests: R10's case\n"
-    "        self.preemption = preemption\n"
-)
 
 
 def _bounded() -> None:

@@ -63,10 +63,15 @@ class FolderWrite:
     kept: list[Path] = field(default_factory=list)
 
 
+def digest(data: bytes) -> str:
+    """``sha256:<hex>`` of ``data``: how a written file is recorded and compared."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 def content_digest(path: Path) -> str | None:
-    """``sha256:<hex>`` of a regular file's bytes; None when there is no file."""
+    """:func:`digest` of a regular file's bytes; None when there is no file."""
     try:
-        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+        return digest(path.read_bytes())
     except (FileNotFoundError, NotADirectoryError):
         return None
 

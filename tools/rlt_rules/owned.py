@@ -10,19 +10,21 @@ header or comment inside a file decides that, since anyone can copy one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from .atomic import WriteRefused, content_digest
+from .atomic import (
+    FolderWrite,
+    WriteRefused,
+    content_digest,
+    digest,
+    remove_stale,
+    write_files_atomic,
+)
 
 #: The record of what rlt-rules wrote in a folder, beside the files.
 MANIFEST = ".rlt-rules-manifest.json"
-
-
-def digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def recorded(directory: Path) -> dict[str, str]:
@@ -62,6 +64,21 @@ def plan_replacements(
             "folder, or give --force to replace them"
         )
     return current
+
+
+def write_owned_folder(directory: Path, files: Mapping[str, bytes], *, force: bool) -> FolderWrite:
+    """Write ``files`` into ``directory`` as one set, recorded in its manifest: a set a killed
+    export was committing is finished first (a file changed since it was planned is kept and
+    reported in :attr:`FolderWrite.kept`); then every target is judged on the finished folder
+    (:func:`plan_replacements`: :class:`WriteRefused` names files written by hand unless
+    ``force``)."""
+    directory = Path(directory)
+    kept = remove_stale(directory)
+    expected = plan_replacements(directory, files, force=force)
+    recorded_files = with_manifest(directory, files)
+    expected[MANIFEST] = content_digest(directory / MANIFEST)
+    result = write_files_atomic(directory, recorded_files, expected=expected)
+    return FolderWrite(result.written, [*kept, *result.kept])
 
 
 def with_manifest(directory: Path, files: Mapping[str, bytes]) -> dict[str, bytes]:

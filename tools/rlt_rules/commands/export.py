@@ -17,18 +17,11 @@ from pathlib import Path
 
 from .. import export
 from ..addresses import placeholder_host
-from ..atomic import (
-    check_output_file,
-    check_targets,
-    content_digest,
-    remove_stale,
-    write_atomic,
-    write_files_atomic,
-)
+from ..atomic import check_output_file, check_targets, write_atomic
 from ..export import reviewers
 from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
-from ..owned import MANIFEST, plan_replacements, with_manifest
+from ..owned import write_owned_folder
 from .common import (
     EXIT_OK,
     UsageError,
@@ -155,15 +148,9 @@ def run_export(args: argparse.Namespace) -> int:
         return EXIT_OK
     if writes_folder:
         check_targets(output, files)
-        # A set a killed export was committing is finished first (a file changed since it was
-        # planned is kept): what this export replaces is then judged on the finished folder.
-        kept = remove_stale(output)
-        expected = plan_replacements(output, files, force=args.force)
-        files = with_manifest(output, files)
-        expected[MANIFEST] = content_digest(output / MANIFEST)
-        result = write_files_atomic(output, files, expected=expected)
+        result = write_owned_folder(output, files, force=args.force)
         written = result.written
-        for path in [*kept, *result.kept]:
+        for path in result.kept:
             print(
                 f"rlt-rules export: kept {path}: an export killed while committing would have "
                 "replaced it, and it changed since",

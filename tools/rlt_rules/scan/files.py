@@ -110,17 +110,15 @@ class Walk:
                 self.problems.append(WalkProblem(path, 1, f"{error}; its patterns are not applied"))
             return None
         lines = raw.decode("utf-8", errors="replace").splitlines()
-        good: list[str] = []
+        patterns = []  # each line compiled once: a line Git rejects is reported, the rest kept
         for number, line in enumerate(lines, 1):
             try:
-                pathspec.GitIgnoreSpec.from_lines([line])
+                patterns.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
             except ValueError as error:  # pathspec's GitIgnorePatternError
                 self.problems.append(
                     WalkProblem(path, number, f"not a pattern Git reads ({error}): line ignored")
                 )
-                continue
-            good.append(line)
-        return _Ignore(folder, pathspec.GitIgnoreSpec.from_lines(good))
+        return _Ignore(folder, pathspec.GitIgnoreSpec(patterns))
 
     def _ancestor_ignores(self, folder: Path) -> list[_Ignore]:
         """The ``.gitignore`` files of ``folder``'s parents up to the repository root,
@@ -169,17 +167,6 @@ class Walk:
                 yield from self._walk(path, ignores)
             elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
                 yield path
-
-
-def walk(folder: Path) -> Iterator[Path]:
-    """The Python files under ``folder`` that Git would not ignore, in sorted order."""
-    yield from Walk().files([folder])
-
-
-def python_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Each named file, and the Python files of each named folder, once each (problems met on
-    the way are dropped: use :class:`Walk` to see them)."""
-    yield from Walk().files(paths)
 
 
 def shown_path(path: Path, cwd: Path) -> str:
