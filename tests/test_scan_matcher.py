@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_detector_cost import nested
+from test_scan import GUARD
 
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.scan import detector_set
 from rlt_rules.scan.engine import scan_files, scan_source
-from test_detector_cost import nested
-from test_scan import GUARD
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"

@@ -22,8 +22,8 @@ from ..model import Library, Status
 from ..reading import MAX_FILE_BYTES
 from .diff import DiffError, changed_lines
 from .engine import REASONLESS, UNUSED, FileHit, Problem, scan_files
-from .matcher import FILE_TIMEOUT, MatchError
 from .files import PYTHON_SUFFIXES, Walk, shown_path
+from .matcher import FILE_TIMEOUT, MatchError
 from .plan import ScanPlan, SelectionError, plan_scan
 
 __all__ = [
