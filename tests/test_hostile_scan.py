@@ -204,3 +204,53 @@ def test_a_file_name_cannot_forge_a_line_of_output(repo: Path) -> None:
     assert "src/a\\nfake.py:1:1: R99 forged.py:3:12: R10 " in result.stdout
     sarif = scan(repo, "src", "--format", "sarif")
     assert "a%0Afake.py" in sarif.stdout
+
+
+def _without_file_permission_override() -> list[str]:
+    """The prefix that runs a command with permission checks in force: as root (the suite
+    runs as root here) it drops the capabilities that let root read any file or folder."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", "--"]
+
+
+def test_unreadable_folders_files_and_ignore_files_are_reported_not_raised(repo: Path) -> None:
+    locked = repo / "src" / "locked"
+    locked.mkdir()
+    (locked / "inside.py").write_text(GUARD, encoding="utf-8")
+    (repo / "src" / "sealed.py").write_text(GUARD, encoding="utf-8")
+    unsearchable = repo / "src" / "unsearchable"  # listed, but no name in it can be opened
+    unsearchable.mkdir()
+    (unsearchable / ".gitignore").write_text("*.py\n", encoding="utf-8")
+    (unsearchable / "hidden.py").write_text(GUARD, encoding="utf-8")
+    locked.chmod(0)
+    (repo / "src" / "sealed.py").chmod(0)
+    unsearchable.chmod(0o444)
+    try:
+        result = subprocess.run(
+            [
+                *_without_file_permission_override(),
+                str(BIN / "rlt-rules"),
+                "scan",
+                "src",
+                "--format",
+                "json",
+                "--rules",
+                str(RULES),
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=SECONDS,
+            check=False,
+        )
+    finally:
+        for path in (locked, repo / "src" / "sealed.py", unsearchable):
+            path.chmod(0o755)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1
+    assert "src/locked: cannot read folder: Permission denied: skipped" in result.stderr
+    assert "src/sealed.py: cannot read: Permission denied: skipped" in result.stderr
+    assert "src/unsearchable/.gitignore" in result.stderr
+    assert "src/unsearchable/hidden.py: cannot read: Permission denied" in result.stderr
+    assert '"path": "src/engine.py"' in result.stdout  # the readable file is still scanned

@@ -6,8 +6,9 @@ An installed distribution is its wheel unpacked: its files (``RECORD`` lists the
 ``site-packages`` and its ``.dist-info``. Repacking them with a fresh ``RECORD`` gives a wheel
 pip installs as any other, so a fresh virtual environment (or the one pre-commit builds for a
 hook) installs ``rlt-rules`` and resolves its requirements with no index and no network.
-Console scripts come back from ``entry_points.txt``; nothing else outside ``site-packages``
-is carried (none of the distributions repacked here needs it).
+Console scripts come back from ``entry_points.txt``; a script the wheel itself installed (the
+``ast-grep`` binary of ``ast-grep-cli``, listed in ``RECORD`` under ``bin/``) goes back into the
+wheel's ``.data/scripts`` folder; nothing else outside ``site-packages`` is carried.
 """
 
 from __future__ import annotations
@@ -92,16 +93,28 @@ def repack(dist: Distribution, folder: Path) -> Path:
     name = re.sub(r"[-_.]+", "_", dist.metadata["Name"])
     path = folder / f"{name}-{dist.version}-{'-'.join('.'.join(part) for part in parts)}.whl"
     records = []
+    scripts = Path(sys.prefix, "bin").resolve()
+    data_folder = f"{info.removesuffix('.dist-info')}.data/scripts"
+    console = {entry.name for entry in dist.entry_points if entry.group == "console_scripts"}
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
         for file in dist.files or ():
             source = Path(str(dist.locate_file(file))).resolve()
             relative = source.relative_to(site) if source.is_relative_to(site) else None
+            if (
+                relative is None
+                and source.is_file()
+                and source.parent == scripts
+                and source.name not in console
+            ):
+                relative = Path(data_folder, source.name)
             if relative is None or not source.is_file() or "__pycache__" in relative.parts:
                 continue
             if relative.parts[0] == info and relative.name in _INSTALL_ONLY:
                 continue
             data = source.read_bytes()
-            wheel.writestr(relative.as_posix(), data)
+            entry = zipfile.ZipInfo(relative.as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+            entry.external_attr = (source.stat().st_mode & 0o777 | 0o100000) << 16
+            wheel.writestr(entry, data, compress_type=zipfile.ZIP_DEFLATED)
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
             records.append(f"{relative.as_posix()},sha256={digest.decode()},{len(data)}")
         records.append(f"{info}/RECORD,,")

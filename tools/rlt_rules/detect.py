@@ -13,7 +13,8 @@ own. Tests hold this against one pass per detector.
 
 :func:`config_problems` checks one detector: each pattern parses as Python, each kind and
 regex compiles, ``stopBy``/``field`` appear only in relational rules, every constrained
-metavariable is bound, and ast-grep compiles the whole. Problems come with the path of the
+metavariable is bound, the rule says which node kinds it matches (``ast-grep scan`` refuses
+one that does not), and ast-grep compiles the whole. Problems come with the path of the
 offending key inside the detector, for ``path:line:column`` diagnostics.
 """
 
@@ -146,6 +147,12 @@ def run_detector(rule_id: str, detector: Detector, source: str) -> list[Hit]:
     root = SgRoot(source, LANGUAGE).root()
     entry = _Entry(rule_id, detector, None)
     return [_hit(entry, node) for node in root.find_all(config=detector.config())]
+
+
+def cli_rule(name: str, detector: Detector) -> dict[str, Any]:
+    """``detector`` as one rule, named ``name``, of a rule file for the ``ast-grep scan``
+    command; its severity is ``hint``, so the command's exit status says only whether it ran."""
+    return {"id": name, "language": LANGUAGE, "severity": "hint", **detector.config()}
 
 
 def _hit(entry: _Entry, node: SgNode) -> Hit:
@@ -312,6 +319,15 @@ def config_problems(detector: dict[str, Any]) -> list[tuple[JsonPath, str]]:
                     f"constrains ${name}, which no pattern of the rule binds",
                 )
             )
+    if not problems and isinstance(rule, dict) and rule_kinds(rule) is None:
+        problems.append(
+            (
+                ("rule",),
+                "ast-grep scan cannot tell which node kinds this rule matches (a regex, a "
+                "relational rule or a lone metavariable matches any node): add a `kind:` or a "
+                "pattern at the rule's top level",
+            )
+        )
     if not problems:
         config = {"rule": rule, **({"constraints": constraints} if constraints else {})}
         error = _compile_error(config)

@@ -17,7 +17,16 @@ from ..atomic import check_output_file, write_atomic
 from ..config import ConfigError
 from ..export.text import visible
 from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
-from ..scan import DiffError, SelectionError, changed_lines, default_root, plan_scan, scan
+from ..scan import (
+    FILE_TIMEOUT,
+    DiffError,
+    MatchError,
+    SelectionError,
+    changed_lines,
+    default_root,
+    plan_scan,
+    scan,
+)
 from ..scan.render import FORMATS, Output
 from .common import (
     EXIT_INVALID,
@@ -83,7 +92,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--jobs",
         metavar="N",
         type=int,
-        help="worker processes for many files (default and at most: one per CPU)",
+        help="ast-grep runs at once for many files (default and at most: one per CPU)",
+    )
+    parser.add_argument(
+        "--file-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=FILE_TIMEOUT,
+        help="report (and skip) a detector that does not finish on one file within SECONDS "
+        f"(default: {FILE_TIMEOUT:g})",
     )
     parser.add_argument(
         "--max-file-bytes",
@@ -115,6 +132,8 @@ def run_scan(args: argparse.Namespace) -> int:
         check_output_file(Path(args.output))  # before the scan, not after it
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if not args.file_timeout > 0:
+        raise UsageError("--file-timeout must be more than 0 seconds")
     changed = None
     if args.diff is not None:
         try:
@@ -144,15 +163,19 @@ def run_scan(args: argparse.Namespace) -> int:
         plan = plan_scan(library, found.config, select=args.select, preview=args.preview)
     except (SelectionError, ConfigError) as error:
         raise UsageError(str(error)) from None
-    result = scan(
-        paths,
-        plan.detectors,
-        changed=changed,
-        root=root,
-        jobs=args.jobs,
-        plan=plan,
-        max_file_bytes=args.max_file_bytes,
-    )
+    try:
+        result = scan(
+            paths,
+            plan.detectors,
+            changed=changed,
+            root=root,
+            jobs=args.jobs,
+            plan=plan,
+            max_file_bytes=args.max_file_bytes,
+            file_timeout=args.file_timeout,
+        )
+    except MatchError as error:
+        raise UsageError(str(error)) from None
     for problem in result.problems:
         print(f"{visible(problem.path)}: {problem.message}", file=sys.stderr)
     site_url = site_url_of(found, args.site_url)
@@ -167,6 +190,6 @@ def run_scan(args: argparse.Namespace) -> int:
     if result.suppressed:
         summary += f", {result.suppressed} suppressed"
     if result.problems:
-        summary += f", {len(result.problems)} file(s) not readable"
+        summary += f", {len(result.problems)} problem(s) above"
     print(f"rlt-rules scan: {summary}", file=sys.stderr)
     return EXIT_OK if result.clean else EXIT_INVALID

@@ -23,13 +23,16 @@ from ..reading import MAX_FILE_BYTES
 from .diff import DiffError, changed_lines
 from .engine import REASONLESS, UNUSED, FileHit, Problem, scan_files
 from .files import PYTHON_SUFFIXES, Walk, shown_path
+from .matcher import FILE_TIMEOUT, MatchError
 from .plan import ScanPlan, SelectionError, plan_scan
 
 __all__ = [
+    "FILE_TIMEOUT",
     "REASONLESS",
     "UNUSED",
     "DiffError",
     "FileHit",
+    "MatchError",
     "Problem",
     "ScanPlan",
     "ScanResult",
@@ -113,6 +116,7 @@ def scan(
     jobs: int | None = None,
     plan: ScanPlan | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
+    file_timeout: float = FILE_TIMEOUT,
     unchecked: frozenset[str] | None = None,
 ) -> ScanResult:
     """Scan the Python files of ``paths``; hits' paths are relative to ``root`` (default: the
@@ -121,8 +125,8 @@ def scan(
     ``plan`` (:func:`plan_scan`) leaves out the files the configuration excludes and the
     hits its ``per-file-ignores`` ignore, and says which rules are unchecked (``unchecked``
     overrides it; see :func:`unchecked_rules`; ``None``: unused suppressions not reported).
-    A file over ``max_file_bytes``, and what the walk could not read, are problems of the
-    result."""
+    A file over ``max_file_bytes``, what the walk could not read, and a detector that does not
+    finish on a file within ``file_timeout`` seconds are problems of the result."""
     base = (root or Path.cwd()).absolute()
     walk = Walk()
     files = list(walk.files(paths))
@@ -134,7 +138,9 @@ def scan(
     if changed is not None:
         by_file = {(base / path).absolute(): lines for path, lines in changed.items()}
         files = [file for file in files if file.absolute() in by_file]
-    results = scan_files(detectors, files, by_file, jobs, unchecked, limit=max_file_bytes)
+    results = scan_files(
+        detectors, files, by_file, jobs, unchecked, limit=max_file_bytes, timeout=file_timeout
+    )
     hits: list[FileHit] = []
     problems: list[Problem] = [
         Problem(
@@ -151,6 +157,14 @@ def scan(
         problems.extend(
             Problem(f"{shown}:{notice.line}:{notice.column}", notice.message)
             for notice in result.notices
+        )
+        problems.extend(
+            Problem(
+                shown,
+                f"detector {stalled} did not finish on this file within {file_timeout:g} s "
+                "(--file-timeout): its hints here are missing; the other detectors ran",
+            )
+            for stalled in result.stalled
         )
         hits.extend(
             FileHit(shown, hit) for hit in result.hits if plan is None or plan.keeps(file, hit)

@@ -1,27 +1,24 @@
 """Scan files with the library's detectors: read, match, apply suppressions and the diff.
 
-A file that cannot be read or is not UTF-8 is a :class:`Problem`, reported and skipped. Many
-files are spread over worker processes (each building the detectors once); results
-come back in the order of the files given.
+A file that cannot be read or is not UTF-8 is a :class:`Problem`, reported and skipped. Files
+are read here (their suppressions too) and matched by :class:`~.matcher.Matcher` (the
+``ast-grep`` command, each file under a time bound); results come back in the order of the
+files given. :func:`scan_source` matches one text in this process.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..detect import DetectorSet, Hit
-from ..model import Detector, HintSeverity
+from ..model import HintSeverity
 from ..reading import MAX_FILE_BYTES, ReadRefused, read_regular
+from .matcher import FILE_TIMEOUT, Matcher, Source
 from .suppress import Notice, read_suppressions
 
-#: Files per task handed to a worker process; fewer than two chunks stay in this process.
-CHUNK = 16
 #: The detector id of a hit that reports a suppression without a reason.
 REASONLESS = "suppression-without-reason"
 #: The detector id of a hit that reports a suppression no hint on its line needs (Ruff's
@@ -48,33 +45,47 @@ class Problem:
 @dataclass(frozen=True, slots=True)
 class FileScan:
     """What one file gave: its hits (reasonless suppressions included), how many hits its
-    suppressions silenced, or the problem that kept it from being scanned; and the notices
-    about suppressions it could not read."""
+    suppressions silenced, or the problem that kept it from being scanned; the notices
+    about suppressions it could not read; and the detectors (qualified ids) that did not
+    finish on it within the time bound, whose hits are missing."""
 
     hits: tuple[Hit, ...] = ()
     suppressed: int = 0
     problem: str | None = None
     notices: tuple[Notice, ...] = ()
+    stalled: tuple[str, ...] = ()
 
 
-def read_source(path: Path, *, limit: int = MAX_FILE_BYTES) -> tuple[str | None, str | None]:
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    """A file's text as Python reads it, or why it cannot be scanned; ``verbatim`` when the
+    text is the file's bytes unchanged (no ``\r`` line ending, no byte-order mark), so a
+    matcher reading the file itself sees the same lines and columns."""
+
+    text: str | None
+    problem: str | None = None
+    verbatim: bool = False
+
+
+def read_source(path: Path, *, limit: int = MAX_FILE_BYTES) -> SourceText:
     """The file's text, or why it cannot be scanned (not a regular file, over ``limit`` bytes,
     unreadable, not UTF-8). Line endings are read as Python reads them: ``\r\n`` and a lone
     ``\r`` end a line, as ``\n`` does."""
     try:
         raw = read_regular(path, limit=limit, option="--max-file-bytes")
     except ReadRefused as error:
-        return None, f"{error}: skipped" if "skipped" not in str(error) else str(error)
+        return SourceText(None, f"{error}: skipped" if "skipped" not in str(error) else str(error))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw.count(b"\n", 0, error.start) + 1
         column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-        return None, f"not UTF-8 at line {line}, column {column}: skipped"
+        return SourceText(None, f"not UTF-8 at line {line}, column {column}: skipped")
+    verbatim = not text.startswith("\ufeff") and "\r" not in text
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text, None
+    return SourceText(text, verbatim=verbatim)
 
 
 def _report(
@@ -101,11 +112,24 @@ def scan_source(
     changed: frozenset[int] | None = None,
     unchecked: frozenset[str] | None = None,
 ) -> FileScan:
-    """The hits of ``source`` after its suppressions (and, given ``changed``, only those on a
-    changed line); a suppression without a reason is a hit of its own and silences nothing.
-    Given ``unchecked`` (the rule ids whose detectors did not all run), a suppression of any
-    other rule on a line where no hit of that rule starts is reported as unused."""
-    hits = detectors.run(source)
+    """The hits of ``source``, matched in this process, after :func:`settle`."""
+    selected = frozenset(rule_id for rule_id, _ in detectors.detectors())
+    return settle(detectors.run(source), source, selected, changed, unchecked)
+
+
+def settle(
+    hits: Sequence[Hit],
+    source: str,
+    selected: frozenset[str],
+    changed: frozenset[int] | None = None,
+    unchecked: frozenset[str] | None = None,
+) -> FileScan:
+    """The hits of ``source`` (by detectors of the rules ``selected``) after its
+    suppressions (and, given ``changed``, only those on a changed line); a suppression without
+    a reason is a hit of its own and silences nothing. Given ``unchecked`` (the rule ids whose
+    detectors did not all run), a suppression of any other rule on a line where no hit of that
+    rule starts is reported as unused."""
+    hits = sorted(set(hits), key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
     if changed is not None:
         hits = [h for h in hits if any(n in changed for n in range(h.line, h.end_line + 1))]
     read = read_suppressions(source)
@@ -113,7 +137,6 @@ def scan_source(
     notices = tuple(notice for notice in read.notices if changed is None or notice.line in changed)
     if not by_line:
         return FileScan(tuple(hits), notices=notices)
-    selected = {rule_id for rule_id, _ in detectors.detectors()}
     fired = {(hit.line, hit.rule_id) for hit in hits}
     lines = source.splitlines()
     kept: list[Hit] = []
@@ -150,46 +173,6 @@ def scan_source(
     return FileScan(tuple(kept), silenced, notices=notices)
 
 
-def scan_file(
-    detectors: DetectorSet,
-    path: Path,
-    changed: frozenset[int] | None = None,
-    unchecked: frozenset[str] | None = None,
-    *,
-    limit: int = MAX_FILE_BYTES,
-) -> FileScan:
-    source, problem = read_source(path, limit=limit)
-    if source is None:
-        return FileScan(problem=problem)
-    return scan_source(detectors, source, changed, unchecked)
-
-
-# --- many files --------------------------------------------------------------------------
-
-_WORKER_DETECTORS: DetectorSet | None = None
-_WORKER_UNCHECKED: frozenset[str] | None = None
-
-
-_WORKER_LIMIT = MAX_FILE_BYTES
-
-
-def _start_worker(
-    entries: tuple[tuple[str, Detector], ...], unchecked: frozenset[str] | None, limit: int
-) -> None:
-    global _WORKER_DETECTORS, _WORKER_UNCHECKED, _WORKER_LIMIT
-    _WORKER_DETECTORS = DetectorSet(entries)
-    _WORKER_UNCHECKED = unchecked
-    _WORKER_LIMIT = limit
-
-
-def _scan_chunk(chunk: list[tuple[str, frozenset[int] | None]]) -> list[FileScan]:
-    assert _WORKER_DETECTORS is not None, "worker started without its detectors"
-    return [
-        scan_file(_WORKER_DETECTORS, Path(path), lines, _WORKER_UNCHECKED, limit=_WORKER_LIMIT)
-        for path, lines in chunk
-    ]
-
-
 def scan_files(
     detectors: DetectorSet,
     files: Sequence[Path],
@@ -198,29 +181,40 @@ def scan_files(
     unchecked: frozenset[str] | None = None,
     *,
     limit: int = MAX_FILE_BYTES,
+    timeout: float = FILE_TIMEOUT,
 ) -> list[FileScan]:
     """One :class:`FileScan` per file, in order. ``changed`` (absolute path -> lines) keeps only
-    hits on those lines; ``jobs`` caps the worker processes (default, and at most: one per CPU
-    this process may use); ``limit`` is the largest file read, in bytes. ast-grep-py
-    matches a configured rule while holding the GIL, so threads would not share the work."""
-    wanted = [changed.get(path.absolute()) if changed is not None else None for path in files]
+    hits on those lines; ``jobs`` caps the ``ast-grep`` runs at once (default, and at most: one
+    per CPU this process may use); ``limit`` is the largest file read, in bytes; ``timeout``
+    bounds the matching of one file, in seconds: a detector that does not finish on a file
+    within it is a problem of that file, named, and the other detectors' hits stay."""
     cpus = os.process_cpu_count() or 1
-    workers = min(jobs if jobs is not None else cpus, cpus, len(files) // CHUNK)
-    if workers <= 1 or not len(detectors):
-        return [
-            scan_file(detectors, path, lines, unchecked, limit=limit)
-            for path, lines in zip(files, wanted, strict=True)
-        ]
-    tasks = [(str(path), lines) for path, lines in zip(files, wanted, strict=True)]
-    chunks = [tasks[start : start + CHUNK] for start in range(0, len(tasks), CHUNK)]
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        # fork is the cheap start, and safe only while this process runs one thread (the
-        # command line does; a test runner or a server may not).
-        mp_context=multiprocessing.get_context(
-            "fork" if threading.active_count() == 1 else "forkserver"
-        ),
-        initializer=_start_worker,
-        initargs=(detectors.detectors(), unchecked, limit),
-    ) as pool:
-        return [scan for chunk in pool.map(_scan_chunk, chunks) for scan in chunk]
+    texts = [read_source(path, limit=limit) for path in files]
+    readable = [i for i, text in enumerate(texts) if text.text is not None]
+    sources = [_source(files[i], texts[i]) for i in readable]
+    with Matcher(detectors.detectors(), timeout=timeout, jobs=min(jobs or cpus, cpus)) as matcher:
+        matched = matcher.match(sources)
+    selected = frozenset(rule_id for rule_id, _ in detectors.detectors())
+    results = [FileScan(problem=text.problem) for text in texts]
+    for index, found in zip(readable, matched, strict=True):
+        source = texts[index].text
+        assert source is not None
+        lines = changed.get(files[index].absolute()) if changed is not None else None
+        result = settle(found.hits, source, selected, lines, unchecked)
+        if found.stalled:
+            result = replace(result, stalled=found.stalled)
+        results[index] = result
+    return results
+
+
+def _source(path: Path, text: SourceText) -> Source:
+    """What the matcher reads: the file itself when ast-grep reads it as Python does (a
+    ``.py`` file, its bytes unchanged, a name ast-grep prints back as given), else the text."""
+    shown = os.path.abspath(path)
+    if text.verbatim and path.suffix == ".py" and shown.isprintable():
+        try:
+            shown.encode("utf-8")
+        except UnicodeEncodeError:  # a name that is not UTF-8 (surrogate escapes)
+            return Source(shown, text.text)
+        return Source(shown)
+    return Source(shown, text.text)

@@ -106,7 +106,7 @@ class Walk:
         try:
             raw = read_regular(path, limit=MAX_IGNORE_BYTES)
         except ReadRefused as error:
-            if path.exists() or path.is_symlink():
+            if _present(path):
                 self.problems.append(WalkProblem(path, 1, f"{error}; its patterns are not applied"))
             return None
         lines = raw.decode("utf-8", errors="replace").splitlines()
@@ -126,23 +126,14 @@ class Walk:
         chain: list[Path] = []
         for parent in folder.parents:
             chain.append(parent)
-            if (parent / ".git").exists():
+            if _present(parent / ".git"):
                 break
         else:
             return []
-        loaded = (
-            self._load(parent)
-            for parent in reversed(chain)
-            if (parent / GITIGNORE).exists() or (parent / GITIGNORE).is_symlink()
-        )
+        loaded = (self._load(parent) for parent in reversed(chain) if _present(parent / GITIGNORE))
         return [ignore for ignore in loaded if ignore is not None]
 
     def _walk(self, folder: Path, ignores: list[_Ignore]) -> Iterator[Path]:
-        ignore_file = folder / GITIGNORE
-        if ignore_file.exists() or ignore_file.is_symlink():
-            own = self._load(folder)
-            if own is not None:
-                ignores = [*ignores, own]
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError as error:
@@ -150,6 +141,10 @@ class Walk:
                 WalkProblem(folder, 1, f"cannot read folder: {error.strerror or error}: skipped")
             )
             return
+        if any(entry.name == GITIGNORE for entry in entries):
+            own = self._load(folder)
+            if own is not None:
+                ignores = [*ignores, own]
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -167,6 +162,18 @@ class Walk:
                 yield from self._walk(path, ignores)
             elif is_file and entry.name.endswith(PYTHON_SUFFIXES):
                 yield path
+
+
+def _present(path: Path) -> bool:
+    """Whether ``path`` names anything, a dangling link too; a name in a folder this process
+    may not search counts as present, so reading it reports why it cannot be read."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def shown_path(path: Path, cwd: Path) -> str:

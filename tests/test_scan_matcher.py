@@ -1,0 +1,139 @@
+"""The scan's matcher: the ``ast-grep`` command over many files, each file under a time bound.
+
+It must find exactly what ast-grep-py finds in this process (the reference the detectors are
+written and tested against), whatever the file's line endings, byte-order mark or name; and a
+detector that does not finish on a file is named, in bounded time, while the others' hints stay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from test_detector_cost import nested
+from test_scan import GUARD
+
+from rlt_rules import load_library
+from rlt_rules.cli import main
+from rlt_rules.scan import detector_set
+from rlt_rules.scan.engine import scan_files, scan_source
+
+ROOT = Path(__file__).resolve().parents[1]
+VALID = ROOT / "tests" / "fixtures" / "valid"
+
+
+def test_the_command_finds_what_ast_grep_py_finds_on_every_example(tmp_path: Path) -> None:
+    library = load_library(ROOT / "rules")
+    detectors = detector_set(library, preview=True)
+    programs = [example.code for rule in library.rules for example in rule.examples]
+    files: list[Path] = []
+    for index, program in enumerate(programs):
+        # Files ast-grep reads itself, and the ones it is handed as Python reads them.
+        variant = index % 5
+        name = f"p{index:03} é.py" if variant == 1 else f"p{index:03}.py"
+        path = tmp_path / (name if variant != 4 else f"p{index:03}.pyi")
+        data = program.encode("utf-8")
+        if variant == 2:
+            data = data.replace(b"\n", b"\r\n")
+        elif variant == 3:
+            data = b"\xef\xbb\xbf" + data.replace(b"\n", b"\r")
+        path.write_bytes(data)
+        files.append(path)
+    results = scan_files(detectors, files, jobs=2)
+    flagged = 0
+    for program, path, result in zip(programs, files, results, strict=True):
+        expected = scan_source(detectors, program)
+        assert result.hits == expected.hits, path.name
+        assert result.problem is None and result.stalled == ()
+        flagged += bool(result.hits)
+    assert flagged >= 10  # the bad examples: the comparison compared hints, not silence
+
+
+def test_a_file_gives_the_same_hints_alone_and_among_many(tmp_path: Path) -> None:
+    library = load_library(ROOT / "rules")
+    detectors = detector_set(library)
+    files = []
+    for index in range(250):  # more than one run's worth of files
+        path = tmp_path / f"m{index:03}.py"
+        path.write_text(GUARD if index % 7 == 0 else "x = 1\n", encoding="utf-8")
+        files.append(path)
+    together = scan_files(detectors, files, jobs=2)
+    alone = [scan_files(detectors, [path], jobs=1)[0] for path in files[:15]]
+    assert together[:15] == alone
+    assert sum(bool(result.hits) for result in together) == len(range(0, 250, 7))
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _with_detectors(tmp_path: Path, *detectors: dict) -> Path:
+    rules = tmp_path / "rules"
+    shutil.copytree(VALID, rules)
+    text = (rules / "R02.yaml").read_text(encoding="utf-8")
+    (rules / "R02.yaml").write_text(
+        text.rstrip("\n") + "\n" + yaml.safe_dump({"detectors": list(detectors)}, sort_keys=False),
+        encoding="utf-8",
+    )
+    return rules
+
+
+def test_a_detector_that_does_not_finish_on_a_file_is_named_and_the_others_still_run(
+    tmp_path: Path,
+) -> None:
+    costly = {"id": "costly", "message": "Costly", "severity": "hint", "rule": nested(4)}
+    cheap = {
+        "id": "guard",
+        "message": "A guard",
+        "severity": "warning",
+        "rule": {"pattern": 'hasattr(self, "$NAME")'},
+    }
+    rules = _with_detectors(tmp_path, costly, cheap)
+    code = tmp_path / "code"
+    code.mkdir()
+    # Enough nodes for the nested search to run for minutes; a quick file beside it.
+    (code / "big.py").write_text(GUARD + "".join(f"v{n} = f({n})\n" for n in range(150)))
+    (code / "quick.py").write_text("x = 1\n", encoding="utf-8")
+    begun = time.monotonic()
+    status, out, err = run_cli(
+        "scan", str(code), "--format", "json", "--file-timeout", "2", "--rules", str(rules)
+    )
+    elapsed = time.monotonic() - begun
+    assert status == 1, err
+    assert "big.py: detector R02-costly did not finish on this file within 2 s" in err
+    assert "--file-timeout" in err and "quick.py" not in err
+    hits = json.loads(out)["hits"]
+    assert [(hit["path"].rsplit("/", 1)[-1], hit["detector"]) for hit in hits] == [
+        ("big.py", "R02-guard")
+    ]
+    # Killed at its bound (minutes if run to the end), not waited for.
+    assert elapsed < 60, elapsed
+
+
+def test_a_detector_that_names_no_node_kind_is_refused_where_it_is_written(
+    tmp_path: Path,
+) -> None:
+    lone = {"id": "lone", "message": "Any node", "severity": "hint", "rule": {"regex": "x"}}
+    rules = _with_detectors(tmp_path, lone)
+    status, out, _ = run_cli("validate", str(rules))
+    text = (rules / "R02.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, row in enumerate(text, 1) if row.strip() == "regex: x")
+    assert status == 1
+    assert f"R02.yaml:{line}:" in out and "detector 'lone'" in out and "add a `kind:`" in out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_the_file_timeout_must_be_a_positive_number_of_seconds(value: str) -> None:
+    status, _, err = run_cli(
+        "scan", str(ROOT / "samples"), "--file-timeout", value, "--rules", str(ROOT / "rules")
+    )
+    assert status == 2 and "--file-timeout must be more than 0 seconds" in err
