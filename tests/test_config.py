@@ -85,6 +85,9 @@ def hints(out: str) -> list[str]:
             "tests/*.py must be a list of strings",
         ),
         ("[tool]\nrlt-rules.ignore = [1]\n", (2, 1), "ignore must be a list of strings"),
+        ("[tool.rlt-rules]\nfile-timeout = 0\n", (2, 1), "file-timeout must be a number of"),
+        ('[tool.rlt-rules]\nfile-timeout = "5"\n', (2, 1), "file-timeout must be a number of"),
+        ("[tool.rlt-rules]\nfile-timeout = true\n", (2, 1), "file-timeout must be a number of"),
         ('[tool.rlt-rules]\nselect = ["R10"\n', (3, 1), "not valid TOML"),
     ],
 )

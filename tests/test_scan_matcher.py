@@ -7,15 +7,20 @@ detector that does not finish on a file is named, in bounded time, while the oth
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import io
 import json
 import shutil
+import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from test_detector_cost import nested
 from test_scan import GUARD
 
@@ -129,6 +134,40 @@ def test_a_detector_that_names_no_node_kind_is_refused_where_it_is_written(
     line = next(n for n, row in enumerate(text, 1) if row.strip() == "regex: x")
     assert status == 1
     assert f"R02.yaml:{line}:" in out and "detector 'lone'" in out and "add a `kind:`" in out
+
+
+def test_the_configured_bound_holds_for_code_an_agent_sends_through_mcp(tmp_path: Path) -> None:
+    costly = {"id": "costly", "message": "Costly", "severity": "hint", "rule": nested(4)}
+    cheap = {
+        "id": "guard",
+        "message": "A guard",
+        "severity": "warning",
+        "rule": {"pattern": 'hasattr(self, "$NAME")'},
+    }
+    _with_detectors(tmp_path, costly, cheap)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.rlt-rules]\nlibrary = "rules"\nfile-timeout = 2\n', encoding="utf-8"
+    )
+    code = GUARD + "".join(f"v{n} = f({n})\n" for n in range(150))
+
+    async def call() -> dict:
+        params = StdioServerParameters(
+            command=str(Path(sys.executable).parent / "rlt-rules"), args=["mcp"], cwd=tmp_path
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("scan_code", {"code": code, "file_name": "engine.py"})
+            assert not result.is_error, result.content
+            return result.structured_content
+
+    begun = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        found = pool.submit(asyncio.run, call()).result()
+    elapsed = time.monotonic() - begun
+    assert [hit["detector"] for hit in found["hits"]] == ["R02-guard"]
+    assert [problem["path"] for problem in found["problems"]] == ["engine.py"]
+    assert "R02-costly did not finish on this code within 2 s" in found["problems"][0]["message"]
+    assert elapsed < 60, elapsed  # the configured bound, not the default 30 s twice
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan"])

@@ -29,7 +29,16 @@ from typing import Any
 
 FILE_NAME = "pyproject.toml"
 TABLE = ("tool", "rlt-rules")
-KEYS = ("select", "ignore", "exclude", "per-file-ignores", "preview", "library", "site-url")
+KEYS = (
+    "select",
+    "ignore",
+    "exclude",
+    "per-file-ignores",
+    "preview",
+    "library",
+    "site-url",
+    "file-timeout",
+)
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 _HEADER = re.compile(r"^\s*\[\[?(?P<key>[^\]]+)\]\]?\s*(#.*)?$")
@@ -66,6 +75,8 @@ class RepoConfig:
     preview: bool | None = None
     library: Path | None = None
     site_url: str | None = None
+    #: Seconds one file's matching may take (``scan --file-timeout``); None: the default.
+    file_timeout: float | None = None
     text: str = ""
 
     @property
@@ -141,6 +152,15 @@ def parse_config(path: Path, text: str) -> RepoConfig:
     site_url = _string(empty, table, "site-url")
     if site_url and not site_url.startswith(("https://", "http://")):
         raise empty.error(f"site-url must be an http(s) URL, got {site_url!r}", "site-url")
+    file_timeout = table.get("file-timeout")
+    if file_timeout is not None and (
+        isinstance(file_timeout, bool)
+        or not isinstance(file_timeout, int | float)
+        or not file_timeout > 0
+    ):
+        raise empty.error(
+            _expected("file-timeout", "a number of seconds above 0", file_timeout), "file-timeout"
+        )
     return RepoConfig(
         path=path,
         select=select,
@@ -150,6 +170,7 @@ def parse_config(path: Path, text: str) -> RepoConfig:
         preview=preview,
         library=(path.parent / library) if library else None,
         site_url=site_url,
+        file_timeout=float(file_timeout) if file_timeout is not None else None,
         text=text,
     )
 

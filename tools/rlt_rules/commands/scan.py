@@ -98,9 +98,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--file-timeout",
         metavar="SECONDS",
         type=float,
-        default=FILE_TIMEOUT,
         help="report (and skip) a detector that does not finish on one file within SECONDS "
-        f"(default: {FILE_TIMEOUT:g})",
+        f"(default: [tool.rlt-rules] file-timeout, else {FILE_TIMEOUT:g})",
     )
     parser.add_argument(
         "--max-file-bytes",
@@ -132,7 +131,7 @@ def run_scan(args: argparse.Namespace) -> int:
         check_output_file(Path(args.output))  # before the scan, not after it
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    if not args.file_timeout > 0:
+    if args.file_timeout is not None and not args.file_timeout > 0:
         raise UsageError("--file-timeout must be more than 0 seconds")
     changed = None
     if args.diff is not None:
@@ -172,7 +171,7 @@ def run_scan(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             plan=plan,
             max_file_bytes=args.max_file_bytes,
-            file_timeout=args.file_timeout,
+            file_timeout=args.file_timeout or plan.file_timeout,
         )
     except MatchError as error:
         raise UsageError(str(error)) from None

@@ -34,8 +34,19 @@ from ..findings.check import check_answer
 from ..findings.context import ContextTooLong, review_context
 from ..model import Library, Status
 from ..scan import DiffError as ScanDiffError
-from ..scan import FileHit, ScanResult, detector_set, places_to_look, scan
-from ..scan.engine import scan_source
+from ..scan import (
+    FileHit,
+    MatchError,
+    ScanResult,
+    detector_set,
+    places_to_look,
+    scan,
+)
+from ..scan import (
+    Problem as ScanProblem,
+)
+from ..scan.engine import scan_text
+from ..scan.matcher import FILE_TIMEOUT
 from ..scan.render import Output, json_data
 from . import views
 from .views import RuleDetail, RuleIndex, ViewError
@@ -109,6 +120,7 @@ def build_server(
     workspace = Workspace(root)
     index = RuleIndex(library)
     detectors = detector_set(library)
+    file_timeout = (found.config.file_timeout if found is not None else None) or FILE_TIMEOUT
     server = _Server(
         NAME,
         title=f"{library.title} {library.version}",
@@ -248,7 +260,7 @@ def build_server(
         ] = None,
     ) -> dict[str, Any]:
         with _tool_errors():
-            result = _scan(workspace, detectors, paths, code, file_name)
+            result = _scan(workspace, detectors, paths, code, file_name, file_timeout)
         return json_data(result, library, Output(site_url))
 
     @server.prompt(
@@ -280,10 +292,11 @@ def serve(found: LibraryWorkspace, site_url: str | None, root: Path) -> None:
 
 @contextmanager
 def _tool_errors() -> Iterator[None]:
-    """A :class:`ViewError` becomes the :class:`ToolError` whose message the agent reads."""
+    """A :class:`ViewError` (or a matcher that cannot run) becomes the :class:`ToolError`
+    whose message the agent reads."""
     try:
         yield
-    except ViewError as error:
+    except (ViewError, MatchError) as error:
         raise ToolError(str(error)) from None
 
 
@@ -293,18 +306,29 @@ def _scan(
     paths: list[str] | None,
     code: str | None,
     file_name: str | None,
+    file_timeout: float,
 ) -> ScanResult:
     if paths is not None and code is not None:
         raise ViewError("give `paths` or `code`, not both")
     if paths is None and code is None:
         raise ViewError("give `paths` to scan (files and folders), or `code` with a `file_name`")
     if paths is not None:
-        return scan(workspace.paths(paths), detectors, root=workspace.root)
+        return scan(
+            workspace.paths(paths), detectors, root=workspace.root, file_timeout=file_timeout
+        )
     if not file_name or not file_name.endswith(PYTHON_SUFFIXES):
         raise ViewError(
             "give `file_name`, ending in .py: the detectors read Python, and hits name the file"
         )
     assert code is not None
-    found = scan_source(detectors, code)
+    found = scan_text(detectors, code, timeout=file_timeout)
     hits = tuple(FileHit(file_name, hit) for hit in found.hits)
-    return ScanResult(hits, (), 1, found.suppressed, workspace.root)
+    problems = tuple(
+        ScanProblem(
+            file_name,
+            f"detector {stalled} did not finish on this code within {file_timeout:g} s: its "
+            "hints here are missing; the other detectors ran",
+        )
+        for stalled in found.stalled
+    )
+    return ScanResult(hits, problems, 1, found.suppressed, workspace.root)

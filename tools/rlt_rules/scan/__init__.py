@@ -116,7 +116,7 @@ def scan(
     jobs: int | None = None,
     plan: ScanPlan | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
-    file_timeout: float = FILE_TIMEOUT,
+    file_timeout: float | None = None,
     unchecked: frozenset[str] | None = None,
 ) -> ScanResult:
     """Scan the Python files of ``paths``; hits' paths are relative to ``root`` (default: the
@@ -126,8 +126,11 @@ def scan(
     hits its ``per-file-ignores`` ignore, and says which rules are unchecked (``unchecked``
     overrides it; see :func:`unchecked_rules`; ``None``: unused suppressions not reported).
     A file over ``max_file_bytes``, what the walk could not read, and a detector that does not
-    finish on a file within ``file_timeout`` seconds are problems of the result."""
+    finish on a file within ``file_timeout`` seconds (default: the plan's, else 30) are
+    problems of the result."""
     base = (root or Path.cwd()).absolute()
+    if file_timeout is None:
+        file_timeout = plan.file_timeout if plan is not None else FILE_TIMEOUT
     walk = Walk()
     files = list(walk.files(paths))
     if plan is not None:

@@ -117,6 +117,18 @@ def scan_source(
     return settle(detectors.run(source), source, selected, changed, unchecked)
 
 
+def scan_text(detectors: DetectorSet, source: str, *, timeout: float = FILE_TIMEOUT) -> FileScan:
+    """The hits of ``source``, code held in memory (not a file), matched by the ``ast-grep``
+    command under the time bound as a scanned file is, after :func:`settle`; line endings are
+    read as Python reads them."""
+    source = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    with Matcher(detectors.detectors(), timeout=timeout) as matcher:
+        (found,) = matcher.match([Source("<code>", source)])
+    selected = frozenset(rule_id for rule_id, _ in detectors.detectors())
+    result = settle(found.hits, source, selected)
+    return replace(result, stalled=found.stalled) if found.stalled else result
+
+
 def settle(
     hits: Sequence[Hit],
     source: str,

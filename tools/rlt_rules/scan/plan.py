@@ -18,6 +18,7 @@ import pathspec
 from ..config import ConfigError, RepoConfig
 from ..detect import DetectorSet, Hit
 from ..model import Detector, Library, Status
+from .matcher import FILE_TIMEOUT
 
 
 class SelectionError(ValueError):
@@ -40,6 +41,8 @@ class ScanPlan:
     root: Path | None = None
     exclude: pathspec.GitIgnoreSpec | None = None
     per_file: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = ()
+    #: Seconds one file's matching may take: ``[tool.rlt-rules] file-timeout``, else 30.
+    file_timeout: float = FILE_TIMEOUT
 
     def excluded(self, path: Path) -> bool:
         """Whether ``exclude`` keeps ``path`` from being read."""
@@ -118,6 +121,7 @@ def plan_scan(
             (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(ids))
             for glob, ids in config.per_file_ignores.items()
         ),
+        file_timeout=config.file_timeout or FILE_TIMEOUT,
     )
 
 
