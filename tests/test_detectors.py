@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ast_grep_py import SgRoot
 from rule_edits import edit, problems
 
 from rlt_rules import load_library
@@ -85,71 +84,6 @@ def test_the_proof_reports_a_detector_that_flags_no_bad_example(library: Library
 
 def _all(library: Library) -> DetectorSet:
     return DetectorSet((rule.id, d) for rule in library.rules for d in rule.detectors)
-
-
-def _sources(library: Library) -> list[str]:
-    sources = [example.code for rule in library.rules for example in rule.examples]
-    sources += [path.read_text(encoding="utf-8") for path in sorted(ROOT.glob("tools/**/*.py"))]
-    return [*sources, SAMPLE.read_text(encoding="utf-8")]
-
-
-def test_lanes_find_exactly_what_each_detector_finds_alone(library: Library) -> None:
-    """The fast path (few passes, renamed metavariables) against one pass per detector."""
-    detectors = _all(library)
-    for source in _sources(library):
-        root = SgRoot(source, "python").root()
-        alone = sorted(
-            (
-                node.range().start.line + 1,
-                node.range().start.column + 1,
-                rule_id,
-                detector.id,
-                node.range().end.line + 1,
-                node.range().end.column + 1,
-            )
-            for rule_id, detector in detectors.detectors()
-            for node in root.find_all(config=detector.config())
-        )
-        together = [
-            (hit.line, hit.column, hit.rule_id, hit.detector_id, hit.end_line, hit.end_column)
-            for hit in detectors.run(source)
-        ]
-        assert together == alone
-
-
-def test_one_pass_tells_apart_detectors_of_the_same_node_kind() -> None:
-    """Two detectors that can both match a call share a pass, and each is asked about the
-    calls found; a detector with constraints goes after them, so a branch whose constraints
-    fail cannot hide another detector's hit on the same node; two constrained detectors of one
-    kind take two passes."""
-    calls = Detector("calls", "m", HintSeverity.HINT, {"pattern": "hasattr($A, $B)"})
-    more_calls = Detector("x-calls", "m", HintSeverity.HINT, {"pattern": "$F($A, $B)"})
-    picky = Detector(
-        "picky", "m", HintSeverity.HINT, {"pattern": "$F($A, $B)"}, {"F": {"regex": "^nothing$"}}
-    )
-    picky_too = Detector(
-        "picky-too", "m", HintSeverity.HINT, {"pattern": "$G($$$X)"}, {"G": {"regex": "^has"}}
-    )
-    returns = Detector(
-        "returns", "m", HintSeverity.HINT, {"pattern": "return $A"}, {"A": {"regex": "^x$"}}
-    )
-    entries = [
-        ("R01", picky),
-        ("R02", calls),
-        ("R03", more_calls),
-        ("R04", returns),
-        ("R05", picky_too),
-    ]
-    detectors = DetectorSet(entries)
-    assert detectors.passes == 2
-    found = detectors.run("def f(x):\n    hasattr(x, 'a')\n    return x\n")
-    assert [(h.rule_id, h.line, h.text) for h in found] == [
-        ("R02", 2, "hasattr(x, 'a')"),
-        ("R03", 2, "hasattr(x, 'a')"),
-        ("R05", 2, "hasattr(x, 'a')"),
-        ("R04", 3, "return x"),
-    ]
-    assert DetectorSet([(r, d) for r, d in entries if r != "R05"]).passes == 1
 
 
 def test_node_kinds_of_rules() -> None:

@@ -1,15 +1,10 @@
 """Run the rules' detectors (ast-grep rules for Python, :class:`~rlt_rules.model.Detector`)
 over source code, in process through ``ast-grep-py``, and say where a detector is malformed.
 
-:class:`DetectorSet` matches many detectors in one pass over a file's syntax tree, as
-``ast-grep scan`` does: the detectors run as one ast-grep ``any`` rule (metavariables renamed
-per detector, so their constraints stay apart), and the sentinel metavariable each branch
-binds tells which detector found a node; the detectors after it that can match that node kind
-are asked too. (A "lane" below is one such pass.) ast-grep's ``any``
-stops at the first branch that matches a node and checks constraints only afterwards, so a
-pass holds at most one detector with constraints per node kind, after the others; a detector
-whose node kind cannot be told (a bare metavariable pattern, no ``kind``) gets a pass of its
-own. Tests hold this against one pass per detector.
+:class:`DetectorSet` matches detectors one at a time over a file's syntax tree: the reference
+the examples are proven with and a snippet is matched with; many files go to the ``ast-grep``
+command instead (:mod:`rlt_rules.scan.matcher`, which compiles the detectors once per run), and
+a test holds the two equal. :func:`cli_rule` writes a detector for that command.
 
 :func:`config_problems` checks one detector: each pattern parses as Python, each kind and
 regex compiles, ``stopBy``/``field`` appear only in relational rules, every constrained
@@ -23,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ast_grep_py import SgNode, SgRoot
@@ -63,90 +58,36 @@ class Hit:
         return f"{self.rule_id}-{self.detector_id}"
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    rule_id: str
-    detector: Detector
-    kinds: frozenset[str] | None
-    #: In a pass of several detectors: the metavariable that binds the node this one matched.
-    sentinel: str = ""
-
-    def matches(self, node: SgNode) -> bool:
-        """Whether this detector alone matches ``node`` itself."""
-        if not self.detector.constraints:
-            return node.matches(**self.detector.rule)
-        return any(found == node for found in node.find_all(config=self.detector.config()))
-
-
-@dataclass(frozen=True, slots=True)
-class _Lane:
-    """Detectors matched in one pass: the combined configuration, and the detectors that can
-    match each node kind, in the order the pass tries them."""
-
-    config: dict[str, Any]
-    by_kind: dict[str, tuple[_Entry, ...]]
-    entries: tuple[_Entry, ...]
-
-
 class DetectorSet:
     """Detectors ready to run; ``entries`` are ``(rule id, detector)`` pairs."""
 
     def __init__(self, entries: Iterable[tuple[str, Detector]]) -> None:
-        self._entries = tuple(
-            _Entry(rule_id, detector, rule_kinds(detector.rule)) for rule_id, detector in entries
-        )
-        self._lanes = tuple(_lane(members) for members in _lanes(self._entries))
+        self._entries = tuple(entries)
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    @property
-    def passes(self) -> int:
-        """How many passes over a file's tree :meth:`run` makes."""
-        return len(self._lanes)
-
     def detectors(self) -> tuple[tuple[str, Detector], ...]:
-        return tuple((entry.rule_id, entry.detector) for entry in self._entries)
+        return self._entries
 
     def run(self, source: str) -> list[Hit]:
-        """Every hit in ``source``, ordered by position, then rule and detector id."""
+        """Every hit in ``source``, matched in this process one detector at a time, ordered by
+        position, then rule and detector id. (Many files go to the ``ast-grep`` command:
+        :mod:`rlt_rules.scan.matcher`.)"""
         if not self._entries:
             return []
         root = SgRoot(source, LANGUAGE).root()
-        hits: list[Hit] = []
-        for lane in self._lanes:
-            matched = root.find_all(config=lane.config)
-            if len(lane.entries) == 1:
-                hits.extend(_hit(lane.entries[0], node) for node in matched)
-                continue
-            for node in matched:
-                candidates = lane.by_kind.get(node.kind())
-                if candidates is None:  # a kind the pass did not foresee: each on its own
-                    hits.extend(
-                        _hit(entry, found)
-                        for entry in lane.entries
-                        for found in root.find_all(config=entry.detector.config())
-                    )
-                    break
-                # The branch that matched bound its sentinel; the pass tried the candidates
-                # before it without a match, and asks those after it.
-                owner = next(
-                    i for i, entry in enumerate(candidates) if node.get_match(entry.sentinel)
-                )
-                hits.append(_hit(candidates[owner], node))
-                hits.extend(
-                    _hit(entry, node) for entry in candidates[owner + 1 :] if entry.matches(node)
-                )
-        hits = list(dict.fromkeys(hits))
-        hits.sort(key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
-        return hits
+        hits = {
+            _hit(rule_id, detector, node)
+            for rule_id, detector in self._entries
+            for node in root.find_all(config=detector.config())
+        }
+        return sorted(hits, key=lambda h: (h.line, h.column, h.rule_id, h.detector_id))
 
 
 def run_detector(rule_id: str, detector: Detector, source: str) -> list[Hit]:
-    """One detector's hits in ``source``, matched on its own (the reference for the lanes)."""
-    root = SgRoot(source, LANGUAGE).root()
-    entry = _Entry(rule_id, detector, None)
-    return [_hit(entry, node) for node in root.find_all(config=detector.config())]
+    """One detector's hits in ``source``."""
+    return DetectorSet([(rule_id, detector)]).run(source)
 
 
 def cli_rule(name: str, detector: Detector) -> dict[str, Any]:
@@ -155,13 +96,13 @@ def cli_rule(name: str, detector: Detector) -> dict[str, Any]:
     return {"id": name, "language": LANGUAGE, "severity": "hint", **detector.config()}
 
 
-def _hit(entry: _Entry, node: SgNode) -> Hit:
+def _hit(rule_id: str, detector: Detector, node: SgNode) -> Hit:
     span = node.range()
     return Hit(
-        entry.rule_id,
-        entry.detector.id,
-        entry.detector.message,
-        entry.detector.severity,
+        rule_id,
+        detector.id,
+        detector.message,
+        detector.severity,
         span.start.line + 1,
         span.start.column + 1,
         span.end.line + 1,
@@ -170,84 +111,7 @@ def _hit(entry: _Entry, node: SgNode) -> Hit:
     )
 
 
-# --- passes ------------------------------------------------------------------------------
-
-
-def _lanes(entries: tuple[_Entry, ...]) -> list[list[_Entry]]:
-    """Group detectors into passes: at most one detector with constraints per node kind in a
-    pass, and a detector of unknown node kinds alone."""
-    lanes: list[tuple[set[str] | None, list[_Entry]]] = []
-    for entry in entries:
-        if entry.kinds is None:
-            lanes.append((None, [entry]))
-            continue
-        constrained = bool(entry.detector.constraints)
-        for constrained_kinds, members in lanes:
-            if constrained_kinds is None or (constrained and constrained_kinds & entry.kinds):
-                continue
-            members.append(entry)
-            if constrained:
-                constrained_kinds.update(entry.kinds)
-            break
-        else:
-            lanes.append((set(entry.kinds) if constrained else set(), [entry]))
-    return [members for _, members in lanes]
-
-
-def _lane(members: list[_Entry]) -> _Lane:
-    """One pass as one ast-grep configuration: detectors without constraints first, so a
-    constrained branch is tried only when no other branch matched the node."""
-    if len(members) == 1:
-        return _Lane(members[0].detector.config(), {}, (members[0],))
-    ordered = [
-        replace(entry, sentinel=f"D{index}_HIT")
-        for index, entry in enumerate(
-            sorted(members, key=lambda entry: bool(entry.detector.constraints))
-        )
-    ]
-    branches: list[Any] = []
-    constraints: dict[str, Any] = {}
-    by_kind: dict[str, tuple[_Entry, ...]] = {}
-    for index, entry in enumerate(ordered):
-        prefix = f"D{index}_"
-        branches.append(
-            {"all": [_renamed(entry.detector.rule, prefix), {"pattern": f"${entry.sentinel}"}]}
-        )
-        for name, constraint in (entry.detector.constraints or {}).items():
-            constraints[prefix + name] = _renamed(constraint, prefix)
-        for kind in entry.kinds or ():
-            by_kind[kind] = (*by_kind.get(kind, ()), entry)
-    config: dict[str, Any] = {"rule": {"any": branches}}
-    if constraints:
-        config["constraints"] = constraints
-    return _Lane(config, by_kind, tuple(ordered))
-
-
-def _renamed(node: Any, prefix: str) -> Any:
-    """A rule object with every capturing metavariable renamed ``$NAME`` -> ``$<prefix>NAME``."""
-    if isinstance(node, list):
-        return [_renamed(item, prefix) for item in node]
-    if not isinstance(node, dict):
-        return node
-    renamed: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "pattern" and isinstance(value, str):
-            renamed[key] = _rename_pattern(value, prefix)
-        elif key == "pattern" and isinstance(value, dict) and "context" in value:
-            renamed[key] = {**value, "context": _rename_pattern(value["context"], prefix)}
-        else:
-            renamed[key] = _renamed(value, prefix)
-    return renamed
-
-
-def _rename_pattern(pattern: str, prefix: str) -> str:
-    def rename(match: re.Match[str]) -> str:
-        name = match.group(2)
-        if name.startswith("_"):  # $_ and $_NAME capture nothing
-            return match.group(0)
-        return "$" + (match.group(1) or "") + prefix + name
-
-    return METAVARIABLE.sub(rename, pattern)
+# --- node kinds ---------------------------------------------------------------------------
 
 
 def rule_kinds(rule: Any) -> frozenset[str] | None:
