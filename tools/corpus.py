@@ -8,7 +8,7 @@ skip) when the folder is missing, naming this command.
 
 ``python tools/corpus.py measure [--write]`` scans the judged slice with every detector
 (preview ones too) and compares the hints with ``tests/corpus/sglang-0.5.23.yaml``; then it
-scans the whole package with each default-on detector that raised nothing on the slice and
+scans the whole package with each detector that raised nothing on the slice and
 compares those hints with ``tests/corpus/sglang-0.5.23.package.yaml``. It prints each
 detector's figures per scope; ``--write`` rewrites the ``measured:`` line of each detector whose
 hints are all judged, in place in ``rules/*.yaml`` (exit 1 while hints are unjudged or verdicts
@@ -44,7 +44,7 @@ FETCH_COMMAND = "python tools/corpus.py fetch"
 #: The judged slice: the engine's scheduler, KV cache and runner, relative to ``FOLDER``.
 SLICE = ("sglang/srt/managers", "sglang/srt/mem_cache", "sglang/srt/model_executor")
 VERDICTS = ROOT / "tests" / "corpus" / f"{NAME}.yaml"
-#: Every hint, anywhere in the package, of the default-on detectors silent on the slice.
+#: Every hint, anywhere in the package, of the detectors silent on the slice.
 PACKAGE_VERDICTS = ROOT / "tests" / "corpus" / f"{NAME}.package.yaml"
 
 
@@ -149,8 +149,8 @@ HEADERS = {
     ),
     "package": (
         SCHEMA_LINE
-        + f"# Every hint, anywhere in {NAME}, of each default-on detector that raises nothing on\n"
-        "# the judged slice, judged by reading the code around it (scope: package).\n"
+        + f"# Every hint, anywhere in {NAME}, of each detector that raises nothing on the\n"
+        "# judged slice, judged by reading the code around it (scope: package).\n"
         "# Written by `python tools/corpus.py gather --scope package FILE...`; the corpus tests\n"
         "# fail on a hint without a verdict and on a verdict without a hint.\n"
     ),

@@ -2,7 +2,7 @@
 
 A verdict file (``schema/verdicts.schema.json``, ``tests/corpus/<package>-<version>.yaml``)
 holds one reviewer's verdict (``tp``, ``arguable``, ``fp``) per hint the detectors raise on the
-judged slice. A default-on detector that raises nothing there is judged on the whole package
+judged slice. A detector that raises nothing there is judged on the whole package
 instead: every hint it raises anywhere has a verdict in ``<package>-<version>.package.yaml``
 (``scope: package``). :func:`compare` matches a scan's hits with a file: a hit without a
 verdict is unjudged, a verdict without a hit is stale, and each detector gets a :class:`Tally`;
@@ -165,7 +165,7 @@ class Comparison:
         for tally in self.tallies:
             precision = "-" if tally.precision is None else f"{tally.precision:.2f}"
             state = "preview" if tally.preview else ("ok" if tally.meets_bar else "BELOW BAR")
-            if self.scope is CorpusScope.SLICE and not tally.preview and not tally.hints:
+            if self.scope is CorpusScope.SLICE and not tally.hints:
                 state = "judged on the package"
             if tally.judged < tally.hints:
                 state += f" ({tally.hints - tally.judged} unjudged)"
@@ -235,13 +235,10 @@ def scan_slice(folder: Path, slice_: Sequence[str], library: Library) -> ScanRes
 
 
 def package_scoped(slice_comparison: Comparison) -> tuple[str, ...]:
-    """The default-on detectors that raise no hint on the slice: each is judged on the whole
-    package instead, so its precision on real code is measured all the same."""
-    return tuple(
-        tally.detector
-        for tally in slice_comparison.tallies
-        if not tally.preview and not tally.hints
-    )
+    """The detectors that raise no hint on the slice: each is judged on the whole package
+    instead, so its precision on real code is measured all the same (a default-on one must
+    meet the bar there; a preview one keeps the figures its ``preview_reason`` rests on)."""
+    return tuple(tally.detector for tally in slice_comparison.tallies if not tally.hints)
 
 
 def scan_package(folder: Path, library: Library, detectors: Sequence[str]) -> ScanResult:
@@ -260,7 +257,7 @@ def scan_package(folder: Path, library: Library, detectors: Sequence[str]) -> Sc
 @dataclass(frozen=True, slots=True)
 class CorpusComparison:
     """Both scopes judged: the slice with every detector, and the whole package with the
-    default-on detectors that raise nothing on the slice."""
+    detectors that raise nothing on the slice."""
 
     on_slice: Comparison
     on_package: Comparison
@@ -295,7 +292,7 @@ def judge_corpus(
     package_verdicts: Sequence[Verdict],
 ) -> CorpusComparison:
     """Scan the slice and compare it with ``slice_verdicts``; then scan the whole package with
-    the default-on detectors that raised nothing there and compare with ``package_verdicts``
+    the detectors that raised nothing there and compare with ``package_verdicts``
     (a verdict of any other detector is stale)."""
     detectors = detectors_of(library)
     on_slice = compare(scan_slice(folder, slice_, library).hits, slice_verdicts, detectors)
