@@ -25,6 +25,7 @@ import yaml
 
 from rlt_rules import load_library
 from rlt_rules.detect import Hit
+from rlt_rules.export.sarif import detector_descriptor
 from rlt_rules.model import CorpusScope, HintSeverity, Measured
 from rlt_rules.scan import FileHit
 from rlt_rules.scan.corpus import (
@@ -38,6 +39,7 @@ from rlt_rules.scan.corpus import (
     package_scoped,
     rewrite_measured,
 )
+from rlt_rules.site.hints import hints_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"
@@ -276,6 +278,19 @@ def test_rewriting_figures_keeps_the_record_as_written(tmp_path: Path) -> None:
     assert [d.measured for d in rule.detectors][:2] == [second, first]
     with pytest.raises(ValueError, match="no detector `missing`"):
         rewrite_measured(original, "missing", first)
+
+
+def test_the_rule_page_and_sarif_say_when_figures_come_from_the_whole_package() -> None:
+    library = load_library(RULES)
+    rule = library.rule("R07")
+    (detector,) = [d for d in rule.detectors if d.id == "minus-one-count"]
+    assert detector.measured is not None and detector.measured.scope is CorpusScope.PACKAGE
+    page = "\n".join(hints_markdown(rule))
+    assert "**Measured on all of `sglang-0.5.23`** (it raises nothing on the judged slice)" in page
+    properties = detector_descriptor(library, rule, detector, None)["properties"]
+    assert properties["measured"]["scope"] == "package"
+    (sliced,) = [d for d in rule.detectors if d.id == "positional-switch"]
+    assert "scope" not in detector_descriptor(library, rule, sliced, None)["properties"]["measured"]
 
 
 def test_precision_words_follow_codeql() -> None:
