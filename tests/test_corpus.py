@@ -2,9 +2,12 @@
 
 ``tools/corpus.py fetch`` (run by ``./dev test``) puts the pinned wheel's Python files in
 ``.cache/corpus/``. Every hint the detectors (preview ones too) raise on the slice has a verdict
-in ``tests/corpus/sglang-0.5.23.yaml`` and every verdict a hint; every default-on detector is at
-tp-precision 0.8 or more with at most 1 in 10 hints fp; the ``measured:`` figures in the records
-are what the verdicts give. A missing corpus fails these tests (it never skips them).
+in ``tests/corpus/sglang-0.5.23.yaml`` and every verdict a hint; so does every hint, anywhere in
+the package, of a detector that raises nothing on the slice
+(``tests/corpus/sglang-0.5.23.package.yaml``). Every default-on detector is at tp-precision 0.8
+or more with at most 1 in 10 hints fp in the scope it is judged in; the ``measured:`` figures
+in the records are what the verdicts give. A missing corpus fails these tests (it never skips
+them).
 """
 
 from __future__ import annotations
@@ -22,19 +25,21 @@ import yaml
 
 from rlt_rules import load_library
 from rlt_rules.detect import Hit
-from rlt_rules.model import HintSeverity, Measured
+from rlt_rules.export.sarif import detector_descriptor
+from rlt_rules.model import CorpusScope, HintSeverity, Measured
 from rlt_rules.scan import FileHit
 from rlt_rules.scan.corpus import (
-    Comparison,
+    CorpusComparison,
     Verdict,
     VerdictError,
     compare,
-    detectors_of,
+    judge_corpus,
     load_verdicts,
     measure_corpus,
+    package_scoped,
     rewrite_measured,
-    scan_slice,
 )
+from rlt_rules.site.hints import hints_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"
@@ -51,50 +56,61 @@ def _load_script():
 
 corpus_script = _load_script()
 VERDICTS = corpus_script.VERDICTS
+PACKAGE_VERDICTS = corpus_script.PACKAGE_VERDICTS
 
 
 @pytest.fixture(scope="module")
-def comparison() -> Comparison:
-    """The slice scanned with every detector, against the verdict file (once per module)."""
+def comparison() -> CorpusComparison:
+    """The slice scanned with every detector against its verdict file, and the whole package
+    with the detectors silent on the slice against theirs (once per module)."""
     folder = corpus_script.FOLDER
     if not corpus_script.ready(folder):
         pytest.fail(
             f"the SGLang corpus is not in {folder}: run `{corpus_script.FETCH_COMMAND}` "
             "(`./dev test` runs it; it needs the package index)"
         )
-    library = load_library(RULES)
-    result = scan_slice(folder, corpus_script.SLICE, library)
-    return compare(result.hits, load_verdicts(VERDICTS), detectors_of(library))
+    return judge_corpus(
+        folder,
+        corpus_script.SLICE,
+        load_library(RULES),
+        load_verdicts(VERDICTS),
+        load_verdicts(PACKAGE_VERDICTS, scope=CorpusScope.PACKAGE),
+    )
 
 
 # --- the corpus, judged --------------------------------------------------------------------
 
 
-def test_every_hint_on_the_slice_has_a_verdict_and_every_verdict_a_hint(
-    comparison: Comparison,
+@pytest.mark.parametrize("scope", list(CorpusScope))
+def test_every_hint_has_a_verdict_and_every_verdict_a_hint(
+    comparison: CorpusComparison, scope: CorpusScope
 ) -> None:
-    print("\n" + comparison.table())
+    judged = comparison.on_slice if scope is CorpusScope.SLICE else comparison.on_package
+    name = (VERDICTS if scope is CorpusScope.SLICE else PACKAGE_VERDICTS).name
+    print("\n" + judged.table())
     unjudged = [
         f"{f.path}:{f.hit.line}: {f.hit.qualified_id}: {f.hit.text.splitlines()[0][:60]}"
-        for f in comparison.unjudged
+        for f in judged.unjudged
     ]
-    stale = [f"{v.path}:{v.line}: {v.detector}" for v in comparison.stale]
+    stale = [f"{v.path}:{v.line}: {v.detector}" for v in judged.stale]
     assert not unjudged, (
-        f"{len(unjudged)} hint(s) without a verdict in {VERDICTS.name} (judge them):\n"
+        f"{len(unjudged)} hint(s) without a verdict in {name} (judge them):\n"
         + "\n".join(unjudged[:40])
     )
     assert not stale, (
-        f"{len(stale)} verdict(s) for hints that no longer appear (remove them):\n"
+        f"{len(stale)} verdict(s) in {name} for hints that no longer appear (remove them):\n"
         + "\n".join(stale[:40])
     )
 
 
-def test_default_on_detectors_reach_the_precision_bar(comparison: Comparison) -> None:
-    """tp-precision >= 0.8 and fp <= 10 % of hints, or the detector is ``status: preview``."""
+def test_default_on_detectors_reach_the_precision_bar(comparison: CorpusComparison) -> None:
+    """tp-precision >= 0.8 and fp <= 10 % of hints in the scope each detector is judged in,
+    or the detector is ``status: preview``."""
     print("\n" + comparison.table())
     below = [
-        f"{t.detector}: {t.hints} hints, {t.tp} tp, {t.arguable} arguable, {t.fp} fp"
-        for t in comparison.tallies
+        f"{t.detector} ({t.scope}): {t.hints} hints, {t.tp} tp, {t.arguable} arguable, {t.fp} fp"
+        for judged in comparison.scopes
+        for t in judged.tallies
         if not t.preview and not t.meets_bar
     ]
     assert below == [], "narrow these detectors or make them preview (with the reason):\n" + (
@@ -102,26 +118,43 @@ def test_default_on_detectors_reach_the_precision_bar(comparison: Comparison) ->
     )
 
 
-def test_the_records_measured_figures_are_what_the_verdicts_give(comparison: Comparison) -> None:
+def test_detectors_silent_on_the_slice_are_judged_on_the_package(
+    comparison: CorpusComparison,
+) -> None:
+    silent = package_scoped(comparison.on_slice)
+    assert silent, "every detector raises hints on the slice: no package scope"
+    assert [t.detector for t in comparison.on_package.tallies] == sorted(silent)
+    assert all(t.scope is CorpusScope.PACKAGE for t in comparison.on_package.tallies)
+    assert sum(t.hints for t in comparison.on_package.tallies) > 0
+
+
+def test_the_records_measured_figures_are_what_the_verdicts_give(
+    comparison: CorpusComparison,
+) -> None:
     library = load_library(RULES)
     corpus = corpus_script.FOLDER.name
     wrong = []
-    for tally in comparison.tallies:
-        rule_id, detector_id = tally.detector.split("-", 1)
-        detector = next(d for d in library.rule(rule_id).detectors if d.id == detector_id)
-        if detector.measured != tally.measured(corpus):
-            wrong.append(f"{tally.detector}: record {detector.measured}")
+    for rule in library.rules:
+        for detector in rule.detectors:
+            tally = comparison.tally(f"{rule.id}-{detector.id}")
+            if tally is not None and detector.measured != tally.measured(corpus):
+                wrong.append(f"{rule.id}-{detector.id}: record {detector.measured}")
     assert wrong == [], "run `python tools/corpus.py measure --write`:\n" + "\n".join(wrong)
 
 
-# --- the verdict file ----------------------------------------------------------------------
+# --- the verdict files ---------------------------------------------------------------------
 
 
-def test_the_verdict_file_follows_its_schema() -> None:
-    verdicts = load_verdicts(VERDICTS)
+@pytest.mark.parametrize("scope", list(CorpusScope))
+def test_the_verdict_files_follow_their_schema(scope: CorpusScope) -> None:
+    path = VERDICTS if scope is CorpusScope.SLICE else PACKAGE_VERDICTS
+    verdicts = load_verdicts(path, scope=scope)
     keys = [(v.path, v.line, v.detector) for v in verdicts]
-    assert keys == sorted(keys), "keep the file sorted: `python tools/corpus.py gather`"
+    assert keys == sorted(keys), (
+        f"keep the file sorted: `python tools/corpus.py gather --scope {scope}`"
+    )
     assert all(v.path.startswith("sglang/") and v.detector.startswith(v.rule) for v in verdicts)
+    assert all(v.scope is scope for v in verdicts)
 
 
 def test_a_broken_verdict_is_reported_at_its_line(tmp_path: Path) -> None:
@@ -130,6 +163,19 @@ def test_a_broken_verdict_is_reported_at_its_line(tmp_path: Path) -> None:
     path.write_text(entry % "tp" + entry % "maybe", encoding="utf-8")
     with pytest.raises(VerdictError, match=r"v\.yaml:2:3: 1/verdict: 'maybe' is not one of"):
         load_verdicts(path)
+
+
+def test_a_verdict_in_the_other_scopes_file_is_reported_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "v.yaml"
+    entry = "- {path: sglang/a.py, line: 3, rule: R10, detector: R10-x, verdict: tp, why: W%s}\n"
+    path.write_text(entry % "" + entry % ", scope: package", encoding="utf-8")
+    with pytest.raises(VerdictError, match=r"v\.yaml:2:3: 1/scope: a package verdict in the file"):
+        load_verdicts(path)
+    with pytest.raises(VerdictError, match=r"v\.yaml:1:3: 0/scope: a slice verdict in the file"):
+        load_verdicts(path, scope=CorpusScope.PACKAGE)
+    path.write_text(entry % ", scope: wide", encoding="utf-8")
+    with pytest.raises(VerdictError, match=r"0/scope: 'wide' is not one of"):
+        load_verdicts(path, scope=CorpusScope.PACKAGE)
 
 
 # --- matching hits and verdicts ------------------------------------------------------------
@@ -164,6 +210,27 @@ def test_compare_counts_verdicts_and_finds_unjudged_and_stale() -> None:
     assert "R10-hasattr-guard" in found.table() and "1 unjudged" in found.table()
 
 
+def test_the_package_scope_takes_the_detectors_silent_on_the_slice() -> None:
+    detectors = {"R10-hasattr-guard": False, "R07-minus-one-count": False, "R03-x": True}
+    on_slice = compare([_hit("a.py", 1)], [_verdict("a.py", 1, "tp")], detectors)
+    # Silent on the slice, on by default or preview (whose reason rests on its figures).
+    assert package_scoped(on_slice) == ("R03-x", "R07-minus-one-count")
+    detector = "R07-minus-one-count"
+    on_package = compare(
+        [_hit("b.py", 4, detector)],
+        [_verdict("b.py", 4, "tp", detector), _verdict("c.py", 2, "fp")],
+        {detector: False},
+        scope=CorpusScope.PACKAGE,
+    )
+    # A package verdict of a detector judged on the slice has no hit there: stale.
+    assert [(v.path, v.detector) for v in on_package.stale] == [("c.py", "R10-hasattr-guard")]
+    (tally,) = on_package.tallies
+    assert tally.scope is CorpusScope.PACKAGE and (tally.hints, tally.tp) == (1, 1)
+    assert tally.measured("c-1").to_dict()["scope"] == "package"
+    assert "scope: package" in on_package.table()
+    assert "judged on the package" in on_slice.table()
+
+
 def test_the_bar_is_precision_and_fp_share() -> None:
     def tally(tp: int, arguable: int, fp: int) -> bool:
         hits = [_hit("a.py", n) for n in range(tp + arguable + fp)]
@@ -191,7 +258,7 @@ def test_rewriting_figures_keeps_the_record_as_written(tmp_path: Path) -> None:
         "    measured: {corpus: sglang-0.5.23, hints: 40, tp: 33, arguable: 4, fp: 3, "
         "precision: 0.82}"
     ]
-    second = Measured("sglang-0.5.23", 0, 0, 0, 0, None)
+    second = Measured("sglang-0.5.23", 0, 0, 0, 0, None, CorpusScope.PACKAGE)
     again = rewrite_measured(text, "positional-switch", second)
     again = rewrite_measured(again, "count-as-failure", first)
     assert rewrite_measured(again, "count-as-failure", first) == again
@@ -211,6 +278,19 @@ def test_rewriting_figures_keeps_the_record_as_written(tmp_path: Path) -> None:
     assert [d.measured for d in rule.detectors][:2] == [second, first]
     with pytest.raises(ValueError, match="no detector `missing`"):
         rewrite_measured(original, "missing", first)
+
+
+def test_the_rule_page_and_sarif_say_when_figures_come_from_the_whole_package() -> None:
+    library = load_library(RULES)
+    rule = library.rule("R07")
+    (detector,) = [d for d in rule.detectors if d.id == "minus-one-count"]
+    assert detector.measured is not None and detector.measured.scope is CorpusScope.PACKAGE
+    page = "\n".join(hints_markdown(rule))
+    assert "**Measured on all of `sglang-0.5.23`** (it raises nothing on the judged slice)" in page
+    properties = detector_descriptor(library, rule, detector, None)["properties"]
+    assert properties["measured"]["scope"] == "package"
+    (sliced,) = [d for d in rule.detectors if d.id == "positional-switch"]
+    assert "scope" not in detector_descriptor(library, rule, sliced, None)["properties"]["measured"]
 
 
 def test_precision_words_follow_codeql() -> None:
@@ -254,7 +334,7 @@ def test_the_corpus_folder_is_ignored_by_git() -> None:
 
 
 def test_measure_write_fills_the_figures_of_settled_detectors_only(
-    comparison: Comparison, tmp_path: Path
+    comparison: CorpusComparison, tmp_path: Path
 ) -> None:
     """``tools/corpus.py measure --write`` on a copy: a detector whose hints are all judged
     gets its figures; one with unjudged hints keeps its record as it was."""
@@ -271,8 +351,13 @@ def test_measure_write_fills_the_figures_of_settled_detectors_only(
     assert judged, "R07-positional-switch raises no hint on the slice any more: pick another"
     verdicts = tmp_path / "verdicts.yaml"
     verdicts.write_text(yaml.safe_dump(judged, sort_keys=False), encoding="utf-8")
-    before = (rules / "R10.yaml").read_bytes()
-    report = measure_corpus(corpus_script.FOLDER, corpus_script.SLICE, verdicts, rules, write=True)
+    # No package verdict: the detectors judged on the package keep their records too.
+    package = tmp_path / "package.yaml"
+    package.write_text("[]\n", encoding="utf-8")
+    before = {name: (rules / f"{name}.yaml").read_bytes() for name in ("R10", "R13")}
+    report = measure_corpus(
+        corpus_script.FOLDER, corpus_script.SLICE, verdicts, package, rules, write=True
+    )
     assert not report.complete and "rewrote:" in report.text
     hints = len(judged)
     detectors = {d.id: d for d in load_library(rules).rule("R07").detectors}
@@ -280,7 +365,7 @@ def test_measure_write_fills_the_figures_of_settled_detectors_only(
     assert measured == Measured(
         "sglang-0.5.23", hints, hints - 1, 0, 1, round((hints - 1) / hints, 2)
     )
-    assert (rules / "R10.yaml").read_bytes() == before
+    assert {name: (rules / f"{name}.yaml").read_bytes() for name in before} == before
 
 
 def test_a_missing_corpus_fails_the_corpus_tests_and_names_the_fetch_command(
@@ -297,7 +382,7 @@ def test_a_missing_corpus_fails_the_corpus_tests_and_names_the_fetch_command(
             "no:cacheprovider",
             __file__,
             "-k",
-            "every_hint_on_the_slice",
+            "every_hint_has_a_verdict and slice",
         ],
         cwd=ROOT,
         env={**os.environ, "RLT_CORPUS_CACHE": str(tmp_path / "empty")},

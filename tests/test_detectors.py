@@ -145,6 +145,9 @@ def test_hit_positions_count_characters_from_one() -> None:
             [
                 "def producer_id(self) -> int:\n    return -1\n",
                 "def free_blocks(self) -> int | None:\n    return None\n",
+                # An inclusive row bound: -1 admits nothing in `0 < rows <= bound`, as 0 would.
+                "def gemv_max_tokens(n) -> int:\n    if n % 16:\n        return -1\n"
+                "    return 64\n",
             ],
         ),
         (
@@ -177,6 +180,11 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "class Pool:\n    def free(self): ...\n"
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
                 '    def f(self):\n        return hasattr(self.pool, "free")\n',
+                # Set at the top level of __init__, alone or in a tuple assignment.
+                "class Model:\n    def __init__(self):\n"
+                "        self.layers, self.start_layer = [], 0\n"
+                "class A:\n    def __init__(self):\n        self.model = Model()\n"
+                '    def f(self):\n        return hasattr(self.model, "start_layer")\n',
             ],
             [
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
@@ -184,6 +192,11 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "class Pool:\n    def free(self): ...\n"
                 "class A:\n    def __init__(self):\n        self.pool = Pool()\n"
                 '    def f(self):\n        return hasattr(self.pool, "flush")\n',
+                # A member the component builds only under a condition really may be missing.
+                "class Pool:\n    def __init__(self, rank):\n        if rank:\n"
+                "            self.spill = []\n"
+                "class A:\n    def __init__(self):\n        self.pool = Pool(1)\n"
+                '    def f(self):\n        return hasattr(self.pool, "spill")\n',
             ],
         ),
         (
@@ -307,10 +320,34 @@ def test_hit_positions_count_characters_from_one() -> None:
             ],
         ),
         (
+            "R09",
+            "unitless-compare",
+            [
+                "def f(self, free_blocks):\n    return free_blocks >= self.watermark\n",
+                "def f(config, used_tokens):\n    return used_tokens > config.limit\n",
+            ],
+            [
+                # A local: its unit is in view where it is assigned.
+                "def f(prefill_tokens):\n    capacity = env.MAX_DISPATCH_TOKENS\n"
+                "    return prefill_tokens > capacity\n",
+                "def f(self, free_blocks):\n    return free_blocks >= self.watermark_blocks\n",
+                "def f(self, free_blocks):\n    return free_blocks >= self.pool.size\n",
+            ],
+        ),
+        (
             "R13",
             "version-as-capability",
-            ["b.generation == 4", "version >= (2, 5)"],
-            ["b.name == 'x'"],
+            ["b.generation == 4", "self.backend.arch >= 90", "device.version >= (2, 5)"],
+            [
+                "b.name == 'x'",
+                # A component's own version, or a parameter or local: it informs the
+                # implementation (a kernel's instructions, a capability probe), as R13 allows.
+                "self.arch == 90",
+                "arch < 100",
+                "version >= (2, 5)",
+                "generation == 0",
+                "source_ip.version == 6",
+            ],
         ),
     ],
 )

@@ -7,11 +7,14 @@ folder. ``./dev test`` and ``./dev bench`` run ``fetch`` first; the corpus tests
 skip) when the folder is missing, naming this command.
 
 ``python tools/corpus.py measure [--write]`` scans the judged slice with every detector
-(preview ones too), compares the hints with ``tests/corpus/sglang-0.5.23.yaml`` and prints each
-detector's figures; ``--write`` rewrites the ``measured:`` line of each detector whose hints are
-all judged, in place in ``rules/*.yaml`` (exit 1 while hints are unjudged or verdicts stale).
-``python tools/corpus.py gather FILE...`` writes the verdict file from per-detector files of
-the same format (sorted by path, line and detector; each entry checked against the schema).
+(preview ones too) and compares the hints with ``tests/corpus/sglang-0.5.23.yaml``; then it
+scans the whole package with each detector that raised nothing on the slice and
+compares those hints with ``tests/corpus/sglang-0.5.23.package.yaml``. It prints each
+detector's figures per scope; ``--write`` rewrites the ``measured:`` line of each detector whose
+hints are all judged, in place in ``rules/*.yaml`` (exit 1 while hints are unjudged or verdicts
+stale). ``python tools/corpus.py gather [--scope package] FILE...`` writes that scope's verdict
+file from per-detector files of the same format (sorted by path, line and detector; each entry
+checked against the schema and its scope).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ FETCH_COMMAND = "python tools/corpus.py fetch"
 #: The judged slice: the engine's scheduler, KV cache and runner, relative to ``FOLDER``.
 SLICE = ("sglang/srt/managers", "sglang/srt/mem_cache", "sglang/srt/model_executor")
 VERDICTS = ROOT / "tests" / "corpus" / f"{NAME}.yaml"
+#: Every hint, anywhere in the package, of the detectors silent on the slice.
+PACKAGE_VERDICTS = ROOT / "tests" / "corpus" / f"{NAME}.package.yaml"
 
 
 def ready(folder: Path = FOLDER) -> bool:
@@ -128,28 +133,41 @@ def measure(*, write: bool) -> int:
     if not ready():
         print(f"error: no corpus in {FOLDER}: run `{FETCH_COMMAND}`", file=sys.stderr)
         return 2
-    report = measure_corpus(FOLDER, SLICE, VERDICTS, ROOT / "rules", write=write)
+    report = measure_corpus(FOLDER, SLICE, VERDICTS, PACKAGE_VERDICTS, ROOT / "rules", write=write)
     print(report.text)
     return 0 if report.complete else 1
 
 
-HEADER = (
-    "# yaml-language-server: $schema=../../schema/verdicts.schema.json\n"
-    f"# Every hint the detectors raise on {NAME}'s judged slice, judged by reading the code\n"
-    f"# around it. Slice: {', '.join(SLICE)}.\n"
-    "# Written by `python tools/corpus.py gather FILE...`; the corpus tests fail on a hint\n"
-    "# without a verdict and on a verdict without a hint.\n"
-)
+SCHEMA_LINE = "# yaml-language-server: $schema=../../schema/verdicts.schema.json\n"
+HEADERS = {
+    "slice": (
+        SCHEMA_LINE
+        + f"# Every hint the detectors raise on {NAME}'s judged slice, judged by reading the code\n"
+        f"# around it. Slice: {', '.join(SLICE)}.\n"
+        "# Written by `python tools/corpus.py gather FILE...`; the corpus tests fail on a hint\n"
+        "# without a verdict and on a verdict without a hint.\n"
+    ),
+    "package": (
+        SCHEMA_LINE
+        + f"# Every hint, anywhere in {NAME}, of each detector that raises nothing on the\n"
+        "# judged slice, judged by reading the code around it (scope: package).\n"
+        "# Written by `python tools/corpus.py gather --scope package FILE...`; the corpus tests\n"
+        "# fail on a hint without a verdict and on a verdict without a hint.\n"
+    ),
+}
 
 
-def gather(files: list[Path]) -> int:
+def gather(files: list[Path], *, package: bool) -> int:
     # Only the gather command needs the package (fetch runs before it is installed).
     import yaml
 
+    from rlt_rules.model import CorpusScope
     from rlt_rules.scan.corpus import VerdictError, load_verdicts
 
+    scope = CorpusScope.PACKAGE if package else CorpusScope.SLICE
+    target = PACKAGE_VERDICTS if package else VERDICTS
     try:
-        entries = [verdict for path in files for verdict in load_verdicts(path)]
+        entries = [verdict for path in files for verdict in load_verdicts(path, scope=scope)]
     except VerdictError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -161,14 +179,15 @@ def gather(files: list[Path]) -> int:
             "rule": v.rule,
             "detector": v.detector,
             "verdict": v.verdict,
+            **({"scope": str(v.scope)} if package else {}),
             "why": v.why,
         }
         for v in entries
     ]
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100) if data else "[]\n"
-    VERDICTS.parent.mkdir(parents=True, exist_ok=True)
-    VERDICTS.write_text(HEADER + body, encoding="utf-8")
-    print(f"wrote {len(data)} verdict(s) from {len(files)} file(s) to {VERDICTS}", file=sys.stderr)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(HEADERS[str(scope)] + body, encoding="utf-8")
+    print(f"wrote {len(data)} verdict(s) from {len(files)} file(s) to {target}", file=sys.stderr)
     return 0
 
 
@@ -181,11 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     measured.add_argument(
         "--write", action="store_true", help="rewrite the `measured:` lines in rules/*.yaml"
     )
-    gathered = commands.add_parser("gather", help="write the verdict file from these files")
+    gathered = commands.add_parser("gather", help="write a verdict file from these files")
+    gathered.add_argument(
+        "--scope",
+        choices=("slice", "package"),
+        default="slice",
+        help="which verdict file: the judged slice's (default) or the whole package's",
+    )
     gathered.add_argument("files", metavar="FILE", nargs="*", type=Path)
     args = parser.parse_args(argv)
     if args.command == "gather":
-        return gather(args.files)
+        return gather(args.files, package=args.scope == "package")
     if args.command == "fetch":
         fetch()
         return 0

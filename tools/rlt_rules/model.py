@@ -159,10 +159,18 @@ class DetectorStatus(StrEnum):
     PREVIEW = "preview"
 
 
+class CorpusScope(StrEnum):
+    """Where on the corpus a detector's hints are judged: the engine's core (``slice``), or,
+    for a default-on detector that raises nothing there, the whole package (``package``)."""
+
+    SLICE = "slice"
+    PACKAGE = "package"
+
+
 @dataclass(frozen=True, slots=True)
 class Measured:
     """A detector's figures on the judged corpus (``tests/corpus/<corpus>.yaml``): its hints
-    there and how many were judged ``tp``, ``arguable`` and ``fp``; ``precision`` is
+    in ``scope`` and how many were judged ``tp``, ``arguable`` and ``fp``; ``precision`` is
     tp / hints, rounded to two places (``None`` without hints)."""
 
     corpus: str
@@ -171,6 +179,7 @@ class Measured:
     arguable: int
     fp: int
     precision: float | None
+    scope: CorpusScope = CorpusScope.SLICE
 
     @property
     def level(self) -> str | None:
@@ -192,6 +201,8 @@ class Measured:
         }
         if self.precision is not None:
             data["precision"] = self.precision
+        if self.scope is not CorpusScope.SLICE:
+            data["scope"] = str(self.scope)
         return data
 
     @classmethod
@@ -203,6 +214,7 @@ class Measured:
             arguable=data["arguable"],
             fp=data["fp"],
             precision=data.get("precision"),
+            scope=CorpusScope(data.get("scope", CorpusScope.SLICE)),
         )
 
 

@@ -120,7 +120,8 @@ def detector_descriptor(
     """One detector as a SARIF ``reportingDescriptor`` (as CodeQL describes a query): its
     id ``R10-hasattr-guard`` (the ast-grep export's name), its message, its rule's help and
     page, and its measured precision on the judged corpus (``properties.precision``:
-    very-high, high or medium)."""
+    very-high, high or medium; ``properties.measured`` holds the figures, with ``scope:
+    package`` when they come from the whole package rather than the judged slice)."""
     base = rule_descriptor(library, rule, site_url, {})
     descriptor: dict[str, Any] = {
         "id": f"{rule.id}-{detector.id}",

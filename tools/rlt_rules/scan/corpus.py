@@ -1,9 +1,12 @@
-"""Detectors measured on real engine code: the judged corpus slice and its verdict file.
+"""Detectors measured on real engine code: the judged corpus slice and its verdict files.
 
 A verdict file (``schema/verdicts.schema.json``, ``tests/corpus/<package>-<version>.yaml``)
 holds one reviewer's verdict (``tp``, ``arguable``, ``fp``) per hint the detectors raise on the
-judged slice. :func:`compare` matches a scan's hits with it: a hit without a verdict is
-unjudged, a verdict without a hit is stale, and each detector gets a :class:`Tally`.
+judged slice. A detector that raises nothing there is judged on the whole package
+instead: every hint it raises anywhere has a verdict in ``<package>-<version>.package.yaml``
+(``scope: package``). :func:`compare` matches a scan's hits with a file: a hit without a
+verdict is unjudged, a verdict without a hit is stale, and each detector gets a :class:`Tally`;
+:func:`judge_corpus` does it for both scopes.
 :func:`rewrite_measured` writes a detector's figures into its rule record as one
 ``measured: {...}`` line, editing the text in place so the rest of the record keeps its form.
 """
@@ -19,7 +22,8 @@ from pathlib import Path
 import yaml
 
 from ..atomic import write_atomic
-from ..model import Library, Measured, Status
+from ..detect import DetectorSet
+from ..model import CorpusScope, Library, Measured, Status
 from ..project import load_library
 from ..schemas import validator_for
 from . import FileHit, ScanResult, detector_set, scan
@@ -40,7 +44,7 @@ class VerdictError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """One judged hint: where (``path`` relative to the package root, 1-based ``line``),
-    which detector, the verdict and why."""
+    which detector, the verdict and why, and the scope it was judged in."""
 
     path: str
     line: int
@@ -48,15 +52,17 @@ class Verdict:
     detector: str
     verdict: str
     why: str
+    scope: CorpusScope = CorpusScope.SLICE
 
     @property
     def key(self) -> tuple[str, int, str]:
         return (self.path, self.line, self.detector)
 
 
-def load_verdicts(path: Path) -> tuple[Verdict, ...]:
-    """The verdicts of ``path``, checked against the schema; :class:`VerdictError` names the
-    file, line and column of the first entry that breaks it."""
+def load_verdicts(path: Path, *, scope: CorpusScope = CorpusScope.SLICE) -> tuple[Verdict, ...]:
+    """The verdicts of ``path``, a file of ``scope`` verdicts, checked against the schema;
+    :class:`VerdictError` names the file, line and column of the first entry that breaks it
+    or belongs to the other scope's file."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -70,19 +76,33 @@ def load_verdicts(path: Path) -> tuple[Verdict, ...]:
         where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
         raise VerdictError(f"{path}:{where}: not YAML: {error}") from None
     data = [] if data is None else data
+
+    def position(index: object) -> str:
+        if isinstance(node, yaml.SequenceNode) and isinstance(index, int):
+            mark = node.value[index].start_mark
+            return f"{mark.line + 1}:{mark.column + 1}"
+        return "1:1"
+
     errors = sorted(validator_for(SCHEMA_NAME).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         error = errors[0]
-        position = "1:1"
-        index = error.path[0] if error.path else None
-        if isinstance(node, yaml.SequenceNode) and isinstance(index, int):
-            mark = node.value[index].start_mark
-            position = f"{mark.line + 1}:{mark.column + 1}"
         field = "/".join(str(part) for part in error.path) or "(top)"
+        where = position(error.path[0] if error.path else None)
         raise VerdictError(
-            f"{path}:{position}: {field}: {error.message} (format: schema/{SCHEMA_NAME})"
+            f"{path}:{where}: {field}: {error.message} (format: schema/{SCHEMA_NAME})"
         )
-    return tuple(Verdict(**entry) for entry in data)
+    verdicts = tuple(
+        Verdict(**{**entry, "scope": CorpusScope(entry.get("scope", CorpusScope.SLICE))})
+        for entry in data
+    )
+    for index, verdict in enumerate(verdicts):
+        if verdict.scope is not scope:
+            raise VerdictError(
+                f"{path}:{position(index)}: {index}/scope: a {verdict.scope} verdict in the file "
+                f"of {scope} verdicts; move it to the {verdict.scope} file (`python "
+                f"tools/corpus.py gather --scope {verdict.scope}`)"
+            )
+    return verdicts
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +115,7 @@ class Tally:
     tp: int = 0
     arguable: int = 0
     fp: int = 0
+    scope: CorpusScope = CorpusScope.SLICE
 
     @property
     def judged(self) -> int:
@@ -113,18 +134,19 @@ class Tally:
 
     def measured(self, corpus: str) -> Measured:
         precision = None if self.precision is None else round(self.precision, 2)
-        return Measured(corpus, self.hints, self.tp, self.arguable, self.fp, precision)
+        return Measured(corpus, self.hints, self.tp, self.arguable, self.fp, precision, self.scope)
 
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """A scan of the slice against the verdict file."""
+    """A scan of one scope (the slice, or the package) against that scope's verdict file."""
 
     tallies: tuple[Tally, ...]
     #: Hits with no verdict (``path:line detector`` order).
     unjudged: tuple[FileHit, ...]
     #: Verdicts with no hit.
     stale: tuple[Verdict, ...]
+    scope: CorpusScope = CorpusScope.SLICE
 
     @property
     def complete(self) -> bool:
@@ -139,10 +161,12 @@ class Comparison:
     def table(self) -> str:
         """Per detector: hints, tp, arguable, fp, tp-precision, and whether it meets the bar."""
         header = f"{'detector':<36} {'hints':>5} {'tp':>4} {'arg':>4} {'fp':>4} {'prec':>5}  status"
-        lines = [header, "-" * len(header)]
+        lines = [f"scope: {self.scope}", header, "-" * len(header)]
         for tally in self.tallies:
             precision = "-" if tally.precision is None else f"{tally.precision:.2f}"
             state = "preview" if tally.preview else ("ok" if tally.meets_bar else "BELOW BAR")
+            if self.scope is CorpusScope.SLICE and not tally.hints:
+                state = "judged on the package"
             if tally.judged < tally.hints:
                 state += f" ({tally.hints - tally.judged} unjudged)"
             lines.append(
@@ -163,9 +187,14 @@ def detectors_of(library: Library) -> dict[str, bool]:
 
 
 def compare(
-    hits: Iterable[FileHit], verdicts: Sequence[Verdict], detectors: dict[str, bool]
+    hits: Iterable[FileHit],
+    verdicts: Sequence[Verdict],
+    detectors: dict[str, bool],
+    *,
+    scope: CorpusScope = CorpusScope.SLICE,
 ) -> Comparison:
-    """Match hits with verdicts by path, line and detector (as many verdicts as hits there)."""
+    """Match hits with verdicts by path, line and detector (as many verdicts as hits there);
+    ``detectors`` are the ones scanned (each gets a tally, with or without hits)."""
     waiting: dict[tuple[str, int, str], list[Verdict]] = {}
     for verdict in verdicts:
         waiting.setdefault(verdict.key, []).append(verdict)
@@ -188,10 +217,11 @@ def compare(
             count["tp"],
             count["arguable"],
             count["fp"],
+            scope,
         )
         for name, count in sorted(counts.items())
     )
-    return Comparison(tallies, tuple(unjudged), stale)
+    return Comparison(tallies, tuple(unjudged), stale, scope)
 
 
 def scan_slice(folder: Path, slice_: Sequence[str], library: Library) -> ScanResult:
@@ -202,6 +232,78 @@ def scan_slice(folder: Path, slice_: Sequence[str], library: Library) -> ScanRes
     if missing:
         raise FileNotFoundError(f"corpus slice missing: {', '.join(missing)}")
     return scan(paths, detector_set(library, preview=True), root=folder)
+
+
+def package_scoped(slice_comparison: Comparison) -> tuple[str, ...]:
+    """The detectors that raise no hint on the slice: each is judged on the whole package
+    instead, so its precision on real code is measured all the same (a default-on one must
+    meet the bar there; a preview one keeps the figures its ``preview_reason`` rests on)."""
+    return tuple(tally.detector for tally in slice_comparison.tallies if not tally.hints)
+
+
+def scan_package(folder: Path, library: Library, detectors: Sequence[str]) -> ScanResult:
+    """The ``detectors`` (qualified ids) over every Python file under ``folder``, paths
+    relative to it; nothing to scan without detectors."""
+    chosen = DetectorSet(
+        (rule_id, detector)
+        for rule_id, detector in detector_set(library, preview=True).detectors()
+        if f"{rule_id}-{detector.id}" in detectors
+    )
+    if not len(chosen):
+        return ScanResult((), (), 0, 0, folder)
+    return scan([folder], chosen, root=folder)
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusComparison:
+    """Both scopes judged: the slice with every detector, and the whole package with the
+    detectors that raise nothing on the slice."""
+
+    on_slice: Comparison
+    on_package: Comparison
+
+    @property
+    def complete(self) -> bool:
+        return self.on_slice.complete and self.on_package.complete
+
+    @property
+    def scopes(self) -> tuple[Comparison, Comparison]:
+        return (self.on_slice, self.on_package)
+
+    def tally(self, detector: str) -> Tally | None:
+        """The detector's figures in the scope it is judged in."""
+        found = {t.detector: t for t in self.on_slice.tallies} | {
+            t.detector: t for t in self.on_package.tallies
+        }
+        return found.get(detector)
+
+    def settled(self, detector: str) -> bool:
+        return self.on_slice.settled(detector) and self.on_package.settled(detector)
+
+    def table(self) -> str:
+        return self.on_slice.table() + "\n\n" + self.on_package.table()
+
+
+def judge_corpus(
+    folder: Path,
+    slice_: Sequence[str],
+    library: Library,
+    slice_verdicts: Sequence[Verdict],
+    package_verdicts: Sequence[Verdict],
+) -> CorpusComparison:
+    """Scan the slice and compare it with ``slice_verdicts``; then scan the whole package with
+    the detectors that raised nothing there and compare with ``package_verdicts``
+    (a verdict of any other detector is stale)."""
+    detectors = detectors_of(library)
+    on_slice = compare(scan_slice(folder, slice_, library).hits, slice_verdicts, detectors)
+    chosen = package_scoped(on_slice)
+    on_package = compare(
+        scan_package(folder, library, chosen).hits,
+        package_verdicts,
+        {name: detectors[name] for name in chosen},
+        scope=CorpusScope.PACKAGE,
+    )
+    return CorpusComparison(on_slice, on_package)
 
 
 # --- the records' measured figures --------------------------------------------------------
@@ -266,31 +368,39 @@ class MeasureReport:
 
     text: str
     complete: bool
-    comparison: Comparison
+    comparison: CorpusComparison
 
 
 def measure_corpus(
     folder: Path,
     slice_: Sequence[str],
     verdicts_path: Path,
+    package_verdicts_path: Path,
     rules_dir: Path,
     *,
     write: bool,
 ) -> MeasureReport:
-    """Scan the slice, compare with the verdicts and (``write``) rewrite the ``measured:``
-    figures of each settled detector in its record."""
+    """Judge both scopes (:func:`judge_corpus`) and (``write``) rewrite the ``measured:``
+    figures of each settled detector in its record, from the scope it is judged in."""
     library = load_library(rules_dir)
-    comparison = compare(
-        scan_slice(folder, slice_, library).hits,
+    comparison = judge_corpus(
+        folder,
+        slice_,
+        library,
         load_verdicts(verdicts_path),
-        detectors_of(library),
+        load_verdicts(package_verdicts_path, scope=CorpusScope.PACKAGE),
     )
     corpus = folder.name
     out = [comparison.table(), ""]
     problems = [
-        f"unjudged: {found.path}:{found.hit.line} {found.hit.qualified_id}"
-        for found in comparison.unjudged
-    ] + [f"stale: {v.path}:{v.line} {v.detector}" for v in comparison.stale]
+        f"unjudged ({scope.scope}): {found.path}:{found.hit.line} {found.hit.qualified_id}"
+        for scope in comparison.scopes
+        for found in scope.unjudged
+    ] + [
+        f"stale ({scope.scope}): {v.path}:{v.line} {v.detector}"
+        for scope in comparison.scopes
+        for v in scope.stale
+    ]
     out += problems[:SHOWN]
     if len(problems) > SHOWN:
         out.append(f"... and {len(problems) - SHOWN} more unjudged or stale")
@@ -301,7 +411,7 @@ def measure_corpus(
             text = original = path.read_text(encoding="utf-8")
             for detector in rule.detectors:
                 name = f"{rule.id}-{detector.id}"
-                tally = next((t for t in comparison.tallies if t.detector == name), None)
+                tally = comparison.tally(name)
                 if tally is None or not comparison.settled(name):
                     continue
                 text = rewrite_measured(text, detector.id, tally.measured(corpus))

@@ -13,7 +13,7 @@ import yaml
 
 from ..export.inert import inert_markdown
 from ..export.markdown import fence_for
-from ..model import Detector, Measured, Rule
+from ..model import CorpusScope, Detector, Measured, Rule
 from .cache import PageCache
 
 #: The exports page, from a rule page (``rules/R03.md``).
@@ -39,12 +39,18 @@ def _rule_yaml(detector: Detector) -> str:
 
 def measured_markdown(measured: Measured) -> str:
     """``**Measured on sglang-0.5.23:** 61 hints, 50 tp, 5 arguable, 6 fp: tp-precision 0.82
-    (high).``"""
+    (high).``; for figures of the whole package, ``**Measured on all of sglang-0.5.23** (it
+    raises nothing on the judged slice): ...``."""
     figures = (
         f"{measured.hints} hints, {measured.tp} tp, {measured.arguable} arguable, {measured.fp} fp"
     )
     if measured.precision is not None:
         figures += f": tp-precision {measured.precision:.2f} ({measured.level})"
+    if measured.scope is CorpusScope.PACKAGE:
+        return (
+            f"**Measured on all of `{measured.corpus}`** (it raises nothing on the judged "
+            f"slice): {figures}."
+        )
     return f"**Measured on `{measured.corpus}`:** {figures}."
 
 
@@ -64,8 +70,9 @@ def hints_markdown(rule: Rule, cache: PageCache | None = None) -> list[str]:
     if any(detector.measured for detector in rule.detectors):
         out += [
             "Each detector is measured on real engine code: every hint it raises on the judged "
-            "slice of the corpus named is read and judged; tp-precision is the share a "
-            "reviewer applying this rule would raise.",
+            "slice of the corpus named (or, for one that raises nothing there, anywhere in the "
+            "package) is read and judged; tp-precision is the share a reviewer applying this "
+            "rule would raise.",
             "",
         ]
     for detector in rule.detectors:
