@@ -31,6 +31,16 @@ from rlt_rules.scan.engine import scan_files, scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
+#: A detector that runs for minutes on a file of a few hundred statements, and a quick one.
+COSTLY = {"id": "costly", "message": "Costly", "severity": "hint", "rule": nested(4)}
+GUARD_DETECTOR = {
+    "id": "guard",
+    "message": "A guard",
+    "severity": "warning",
+    "rule": {"pattern": 'hasattr(self, "$NAME")'},
+}
+#: What the costly detector does not finish on, with one hint of the quick one.
+BIG = GUARD + "".join(f"v{n} = f({n})\n" for n in range(150))
 
 
 def test_the_command_finds_what_ast_grep_py_finds_on_every_example(tmp_path: Path) -> None:
@@ -95,18 +105,11 @@ def _with_detectors(tmp_path: Path, *detectors: dict) -> Path:
 def test_a_detector_that_does_not_finish_on_a_file_is_named_and_the_others_still_run(
     tmp_path: Path,
 ) -> None:
-    costly = {"id": "costly", "message": "Costly", "severity": "hint", "rule": nested(4)}
-    cheap = {
-        "id": "guard",
-        "message": "A guard",
-        "severity": "warning",
-        "rule": {"pattern": 'hasattr(self, "$NAME")'},
-    }
-    rules = _with_detectors(tmp_path, costly, cheap)
+    rules = _with_detectors(tmp_path, COSTLY, GUARD_DETECTOR)
     code = tmp_path / "code"
     code.mkdir()
     # Enough nodes for the nested search to run for minutes; a quick file beside it.
-    (code / "big.py").write_text(GUARD + "".join(f"v{n} = f({n})\n" for n in range(150)))
+    (code / "big.py").write_text(BIG, encoding="utf-8")
     (code / "quick.py").write_text("x = 1\n", encoding="utf-8")
     begun = time.monotonic()
     status, out, err = run_cli(
@@ -137,18 +140,11 @@ def test_a_detector_that_names_no_node_kind_is_refused_where_it_is_written(
 
 
 def test_the_configured_bound_holds_for_code_an_agent_sends_through_mcp(tmp_path: Path) -> None:
-    costly = {"id": "costly", "message": "Costly", "severity": "hint", "rule": nested(4)}
-    cheap = {
-        "id": "guard",
-        "message": "A guard",
-        "severity": "warning",
-        "rule": {"pattern": 'hasattr(self, "$NAME")'},
-    }
-    _with_detectors(tmp_path, costly, cheap)
+    _with_detectors(tmp_path, COSTLY, GUARD_DETECTOR)
     (tmp_path / "pyproject.toml").write_text(
         '[tool.rlt-rules]\nlibrary = "rules"\nfile-timeout = 2\n', encoding="utf-8"
     )
-    code = GUARD + "".join(f"v{n} = f({n})\n" for n in range(150))
+    code = BIG
 
     async def call() -> dict:
         params = StdioServerParameters(
