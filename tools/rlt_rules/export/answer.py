@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Library
+from ..render.code import fenced
+from ..render.inert import inert_markdown
+from ..render.links import site_base
 from ..schemas import load_schema
 from .digest import applicable_rules
-from .inert import inert_markdown
-from .markdown import code_block, site_base
 
 SCHEMA_NAME = "findings.schema.json"
 
@@ -94,7 +95,7 @@ def answer_blocks(
         "Fields:",
         "\n".join(field_lines()),
         "Example:",
-        code_block(example(library), "yaml"),
+        fenced(example(library).rstrip("\n"), "yaml"),
     ]
     if check is not None:
         blocks.append(f"The answer is checked with `{check}`: fix every problem it reports.")

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..model import Library
 from ..releases import Bump, ChangeKind, History, LibraryDiff, compare
-from .inert import inert_markdown, md_text
+from ..render.inert import inert_markdown, md_text
 
 
 def _link(rule_id: str, title: str) -> str:

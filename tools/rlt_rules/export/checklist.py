@@ -7,9 +7,9 @@ deprecated rule's heading names its replacement.
 from __future__ import annotations
 
 from ..model import Library, Status
-from .inert import InertRules, inert_library
-from .markdown import bullet_list, encode_blocks
-from .text import rule_heading
+from ..render.inert import InertRules, inert_library
+from ..render.markdown import bullet_list, encode_blocks
+from ..render.text import rule_heading
 
 FILE_NAME = "checklist.md"
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Library, Rule
+from ..render.inert import inert_rule, md_text
 from .digest import Detail, applicable_rules, fit_rules, rule_text
-from .inert import inert_rule, md_text
 
 #: Each pass raises the rules at the first detail to the second, where the budget allows.
 PASSES = (

@@ -9,9 +9,10 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 from __future__ import annotations
 
 from ..model import Library
-from .inert import InertRules, inert_library
-from .markdown import encode_blocks, library_blocks, rule_url, site_base
-from .text import first_sentence, rule_heading
+from ..render.inert import InertRules, inert_library
+from ..render.links import rule_url, site_base
+from ..render.markdown import encode_blocks, library_blocks
+from ..render.text import first_sentence, rule_heading
 
 INDEX_NAME = "llms.txt"
 FULL_NAME = "llms-full.txt"

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from ..about import NAME, VERSION
 from ..export.answer import answer_blocks
 from ..export.digest import Detail, fit_rules
-from ..export.inert import inert_library, inert_markdown
 from ..export.levels import FittedEach, fit_each, level_summary
-from ..export.markdown import site_base
 from ..model import Library
+from ..render.code import code_span
+from ..render.inert import inert_library, inert_markdown
+from ..render.links import site_base
 from .diff import Change, ChangedFile, FileStatus
-from .markdown import code_span
 
 _FULL_NOTE = (
     "Each rule with its statement, triggers, impact and correction; its page has the rationale "

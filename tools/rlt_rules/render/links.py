@@ -1,0 +1,15 @@
+"""Links to the published site: its base URL and each rule's permanent page."""
+
+from __future__ import annotations
+
+
+def site_base(site_url: str | None) -> str:
+    """The site URL with one trailing slash, or ``""`` for links relative to the site root."""
+    if not site_url:
+        return ""
+    return site_url.rstrip("/") + "/"
+
+
+def rule_url(site_url: str | None, rule_id: str) -> str:
+    """The rule's page: ``<site_url>rules/R03/`` (relative ``rules/R03/`` without a site URL)."""
+    return f"{site_base(site_url)}rules/{rule_id}/"
