@@ -35,10 +35,21 @@ def fenced(
     options = f' title="{html.escape(title)}"' if title else ""
     if numbered:
         options += ' linenums="1"'
-    highlighted = " ".join(str(line) for line in sorted(set(hl_lines)))
+    highlighted = _line_ranges(sorted(set(hl_lines)))
     if highlighted:
         options += f' hl_lines="{highlighted}"'
     return f"{fence}{info}{options}\n{code}\n{fence}"
+
+
+def _line_ranges(lines: list[int]) -> str:
+    """``[3, 4, 5, 9]`` -> ``3-5 9`` (SuperFences' ``hl_lines`` syntax)."""
+    spans: list[list[int]] = []
+    for line in lines:
+        if spans and line == spans[-1][1] + 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    return " ".join(f"{first}-{last}" if first != last else f"{first}" for first, last in spans)
 
 
 def code_span(code: str) -> str:
