@@ -28,7 +28,7 @@ Each tool has its own file, front matter and limits (as documented in late 2026)
 
 Every file opens with a line saying it is generated, by which rlt-rules, from which library
 version; every rule links its page. Where a file has a limit, the rules are listed in the most
-detail that fits it (:func:`rlt_rules.export.digest.fit_rules`), never cut inside a rule.
+detail that fits it (:func:`rlt_rules.render.digest.fit_rules`), never cut inside a rule.
 ``apply_to`` globs (default ``**/*.py``) scope every file that has scopes; the others say in
 words where the rules apply. Retired rules are left out; a deprecated rule names its
 replacement. Rule text is the inert library's (:mod:`.inert`).
@@ -44,14 +44,9 @@ from .. import mcp_names
 from ..about import NAME, VERSION
 from ..jsonout import indented
 from ..model import Library, Status
+from ..render.answer import answer_blocks
 from ..render.code import code_span
-from ..render.inert import InertRules, inert_library, inert_text
-from ..render.links import site_base
-from ..render.yaml_text import yaml_text
-from . import skill
-from .answer import answer_blocks
-from .astgrep import coderabbit_rule_dirs, exported
-from .digest import (
+from ..render.digest import (
     Detail,
     Measure,
     applicable_rules,
@@ -62,6 +57,11 @@ from .digest import (
     rule_text,
     utf8_bytes,
 )
+from ..render.inert import InertRules, inert_library, inert_text
+from ..render.links import site_base
+from ..render.yaml_text import yaml_text
+from . import skill
+from .astgrep import coderabbit_rule_dirs, exported
 
 DEFAULT_APPLY_TO = ("**/*.py",)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Library
-from ..render.code import fenced
-from ..render.inert import inert_markdown
-from ..render.links import site_base
 from ..schemas import load_schema
+from .code import fenced
 from .digest import applicable_rules
+from .inert import inert_markdown
+from .links import site_base
 
 SCHEMA_NAME = "findings.schema.json"
 

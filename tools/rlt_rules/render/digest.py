@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..model import Library, Rule, Status
-from ..render.inert import InertRules, inert_rule, md_text
-from ..render.links import rule_url, site_base
-from ..render.markdown import bullet_list
-from ..render.text import rule_heading
+from .inert import InertRules, inert_rule, md_text
+from .links import rule_url, site_base
+from .markdown import bullet_list
+from .text import rule_heading
 
 #: Counts a text; additive: ``measure(a + b) == measure(a) + measure(b)``.
 Measure = Callable[[str], int]
