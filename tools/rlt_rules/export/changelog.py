@@ -12,10 +12,11 @@ from dataclasses import replace
 from ..model import Library
 from ..releases import Bump, ChangeKind, History, LibraryDiff, compare
 from ..render.inert import inert_markdown, md_text
+from ..render.links import rule_uri
 
 
 def _link(rule_id: str, title: str) -> str:
-    return f"[{rule_id} — {md_text(title)}](rules/{rule_id}.md)"
+    return f"[{rule_id} — {md_text(title)}]({rule_uri(rule_id)})"
 
 
 def changelog_markdown(history: History) -> str:

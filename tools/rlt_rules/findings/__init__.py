@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..model import Library
 from ..render.code import code_span, fenced
+from ..render.links import rule_uri
 from .check import CheckResult, check_review, load_review
 from .markdown import render_markdown
 from .model import Finding, FindingsError, FindingSeverity, Location, Review
@@ -61,7 +62,7 @@ def site_page(library: Library, site_url: str | None, sample_dir: Path = SAMPLE_
             for line in range(f.location.start_line, f.location.end_line + 1)
         }
     )
-    link = None if site_url else (lambda rule_id: f"rules/{rule_id}.md")
+    link = None if site_url else rule_uri
     blocks = [
         "# What a review with these rules looks like",
         "A small scheduler with a preemption path, reviewed with these rules: each finding names "

@@ -1,4 +1,5 @@
-"""Links to the published site: its base URL and each rule's permanent page."""
+"""Links to rule pages: on the published site (its base URL, each rule's permanent page) and
+between the site's Markdown sources."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ def site_base(site_url: str | None) -> str:
     if not site_url:
         return ""
     return site_url.rstrip("/") + "/"
+
+
+def rule_uri(rule_id: str) -> str:
+    """Source URI of a rule's page among the site's Markdown sources (``rules/R03.md``); it is
+    published at the permanent URL ``rules/<id>/`` (:func:`rule_url`)."""
+    return f"rules/{rule_id}.md"
 
 
 def rule_url(site_url: str | None, rule_id: str) -> str:

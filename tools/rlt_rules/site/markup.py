@@ -20,6 +20,7 @@ from dataclasses import KW_ONLY, dataclass
 
 from ..model import Rule
 from ..render.inert import inert_markdown, md_text
+from ..render.links import rule_uri
 
 __all__ = [
     "GeneratedPage",
@@ -77,11 +78,6 @@ class GeneratedPage:
 def html_marker(name: str) -> str:
     """The line of a generated page's Markdown that an HTML insert replaces."""
     return f"<!-- rlt-html:{name} -->"
-
-
-def rule_uri(rule_id: str) -> str:
-    """Source URI of a rule's page; it is published at the permanent URL ``rules/<id>/``."""
-    return f"rules/{rule_id}.md"
 
 
 def category_uri(category_id: str) -> str:
