@@ -31,7 +31,7 @@ version; every rule links its page. Where a file has a limit, the rules are list
 detail that fits it (:func:`rlt_rules.render.digest.fit_rules`), never cut inside a rule.
 ``apply_to`` globs (default ``**/*.py``) scope every file that has scopes; the others say in
 words where the rules apply. Retired rules are left out; a deprecated rule names its
-replacement. Rule text is the inert library's (:mod:`.inert`).
+replacement. Rule text is the inert library's (:mod:`rlt_rules.render.inert`).
 """
 
 from __future__ import annotations
