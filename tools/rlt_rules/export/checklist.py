@@ -37,5 +37,5 @@ def render(library: Library) -> bytes:
 
 
 def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
-    """``checklist.md``, with the library's text inert (see :mod:`.inert`)."""
+    """``checklist.md``, with the library's text inert (see :mod:`rlt_rules.render.inert`)."""
     return {FILE_NAME: render(inert_library(library, inert))}
