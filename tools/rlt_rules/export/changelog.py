@@ -1,7 +1,8 @@
 """The changelog page and ``rlt-rules diff``'s Markdown: views of a history and of a diff.
 
-The changelog is a site page: released titles are plain text (:func:`rlt_rules.render.inert.md_text`) and
-retired reasons Markdown made inert (:func:`rlt_rules.render.inert.inert_markdown`), as on every other page.
+The changelog is a site page: released titles are plain text
+(:func:`rlt_rules.render.inert.md_text`) and retired reasons Markdown made inert
+(:func:`rlt_rules.render.inert.inert_markdown`), as on every other page.
 ``diff`` prints the text as the libraries hold it.
 """
 

@@ -62,6 +62,7 @@ def render_full(library: Library) -> bytes:
 def files(
     library: Library, site_url: str | None, inert: InertRules | None = None
 ) -> dict[str, bytes]:
-    """Both files, with the library's text inert (raw HTML shows as text: see :mod:`rlt_rules.render.inert`)."""
+    """Both files, with the library's text inert (raw HTML shows as text: see
+    :mod:`rlt_rules.render.inert`)."""
     shown = inert_library(library, inert)
     return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(shown)}

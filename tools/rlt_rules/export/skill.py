@@ -53,5 +53,6 @@ def render(library: Library, notice: str | None = None) -> bytes:
 
 
 def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
-    """``SKILL.md``, with the library's text inert (raw HTML shows as text: see :mod:`rlt_rules.render.inert`)."""
+    """``SKILL.md``, with the library's text inert (raw HTML shows as text: see
+    :mod:`rlt_rules.render.inert`)."""
     return {FILE_NAME: render(inert_library(library, inert))}
