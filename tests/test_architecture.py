@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,13 +21,15 @@ def _modules() -> list[Path]:
 
 def test_the_layer_contract_holds() -> None:
     """``[tool.importlinter]`` in pyproject.toml: lower layers never import higher ones, even
-    indirectly or inside a function."""
+    indirectly or inside a function; scan, findings and the MCP server never import export."""
     linter = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run(
         [str(linter), "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "1 kept, 0 broken" in result.stdout
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    assert f"{len(contracts)} kept, 0 broken" in result.stdout
 
 
 def test_no_module_is_over_the_size_limit() -> None:
@@ -97,3 +101,50 @@ def test_no_module_level_memo_of_library_data() -> None:
                     if where not in MODULE_MEMOS_ALLOWED:
                         found.append(f"{where} (line {function.lineno})")
     assert found == []
+
+
+#: What only ``render/`` writes, by the module that owns it: a view asks it, never builds one.
+_RENDER_OWNERS = {
+    "fence or code span (backticks counted)": "render/code.py",
+    "fenced block with an info string": "render/code.py",
+    "SARIF $schema": "render/sarif.py",
+    "YAML dump": "render/yaml_text.py",
+}
+_FENCE_WITH_INFO = re.compile(r"^(```|~~~)[A-Za-z]")
+_YAML_DUMPS = {"yaml.dump", "yaml.safe_dump", "yaml.dump_all", "yaml.safe_dump_all"}
+
+
+def _render_jobs(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where a module builds what :data:`_RENDER_OWNERS` names, as ``(line, what)``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mult)
+            and isinstance(node.left, ast.Constant)
+            and node.left.value in ("`", "~")
+        ):
+            found.append((node.lineno, "fence or code span (backticks counted)"))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _FENCE_WITH_INFO.match(node.value):
+                found.append((node.lineno, "fenced block with an info string"))
+            if "sarif-schema" in node.value:
+                found.append((node.lineno, "SARIF $schema"))
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in _YAML_DUMPS:
+            found.append((node.lineno, "YAML dump"))
+    return found
+
+
+def test_fences_sarif_logs_and_yaml_are_built_only_in_render() -> None:
+    """One function fences code and one writes code spans for every view; one module writes
+    the SARIF envelope, one dumps YAML (``render/``): no other module builds its own."""
+    found: list[str] = []
+    for path in _modules():
+        where = path.relative_to(PACKAGE).as_posix()
+        for line, what in _render_jobs(ast.parse(path.read_text(encoding="utf-8"))):
+            if _RENDER_OWNERS[what] != where:
+                found.append(f"{where}:{line}: {what} (belongs in {_RENDER_OWNERS[what]})")
+    assert found == []
+    # The check sees each thing it looks for.
+    sample = 'fence = "`" * 4\nopen = "```sh"\nuri = "x/sarif-schema-2.1.0.json"\nyaml.dump(d)\n'
+    assert {what for _, what in _render_jobs(ast.parse(sample))} == set(_RENDER_OWNERS)

@@ -26,8 +26,9 @@ from rlt_rules.export import (
     site_files,
     skill,
 )
-from rlt_rules.export.inert import inert_library
-from rlt_rules.export.text import expected_output, seed_text, strip_fences
+from rlt_rules.render import sarif as render_sarif
+from rlt_rules.render.inert import inert_library
+from rlt_rules.render.text import expected_output, seed_text, strip_fences
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = ROOT / "schema"
@@ -302,7 +303,7 @@ def test_sarif_driver_and_descriptors(library: Library) -> None:
 
 
 def test_sarif_names_deprecation_and_retirement(lifecycle: Library) -> None:
-    descriptors = {d["id"]: d for d in sarif.rule_descriptors(lifecycle, SITE_URL)}
+    descriptors = {d["id"]: d for d in render_sarif.rule_descriptors(lifecycle, SITE_URL)}
     assert descriptors["R01"]["name"] == "GiveMutableStateOneAuthoritativeOwner"
     assert descriptors["R03"]["name"] == "SeparateLogicalKVResourcesFromDeviceOperations"
     assert descriptors["R03"]["deprecatedIds"] == ["R02"]
@@ -314,10 +315,10 @@ def test_sarif_names_deprecation_and_retirement(lifecycle: Library) -> None:
 
 
 def test_pascal_case() -> None:
-    assert sarif.pascal_case("Give mutable state one authoritative owner") == (
+    assert render_sarif.pascal_case("Give mutable state one authoritative owner") == (
         "GiveMutableStateOneAuthoritativeOwner"
     )
-    assert sarif.pascal_case(
+    assert render_sarif.pascal_case(
         "Make arguments, units, side effects, and failure outcomes explicit"
     ) == ("MakeArgumentsUnitsSideEffectsAndFailureOutcomesExplicit")
 

@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 
 from rlt_rules import Library, load_library
 from rlt_rules.export import render
-from rlt_rules.export.markdown import code_block, fence_for
+from rlt_rules.render.code import fenced
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -52,10 +52,10 @@ MARKDOWN_EXPORTS = ("llms.txt", "llms-full.txt", "SKILL.md", "checklist.md")
 
 
 def test_the_fence_outruns_every_backtick_run() -> None:
-    assert fence_for("plain") == "```"
-    assert fence_for("a ``b`` c") == "```"
-    assert fence_for("```\n`````") == "``````"
-    assert code_block("~~~\n```\n", "python") == "````python\n~~~\n```\n````"
+    assert fenced("plain", "") == "```\nplain\n```"
+    assert fenced("a ``b`` c", "") == "```\na ``b`` c\n```"
+    assert fenced("```\n`````", "") == "``````\n```\n`````\n``````"
+    assert fenced("~~~\n```", "python") == "````python\n~~~\n```\n````"
 
 
 def _hostile(library: Library) -> Library:

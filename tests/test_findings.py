@@ -22,7 +22,6 @@ from markdown_it import MarkdownIt
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.export.inert import md_prose
 from rlt_rules.findings import (
     FindingsError,
     Review,
@@ -32,8 +31,10 @@ from rlt_rules.findings import (
     sarif_log,
     site_page,
 )
-from rlt_rules.findings.markdown import code_span, plain_text
+from rlt_rules.findings.markdown import plain_text
 from rlt_rules.findings.patch import PatchError, Replacement, parse_patch
+from rlt_rules.render.code import code_span
+from rlt_rules.render.inert import md_prose
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "findings"

@@ -5,7 +5,7 @@
 spans smuggled into attributes). Its site is built by the real command and opened in Chromium;
 its exports are rendered by Python-Markdown and by a CommonMark renderer with raw HTML allowed
 (the most permissive reader of a Markdown file) and opened in Chromium too. The policy itself
-(:mod:`rlt_rules.export.inert`) is also checked on generated Markdown against both renderers.
+(:mod:`rlt_rules.render.inert`) is also checked on generated Markdown against both renderers.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from playwright.sync_api import Page, expect
 
 from rlt_rules import Library, load_bundle, load_library
 from rlt_rules.export import render
-from rlt_rules.export.inert import SAFE_SCHEMES, inert_library, inert_markdown
+from rlt_rules.render.inert import SAFE_SCHEMES, inert_library, inert_markdown
 from rlt_rules.site.markup import markdown as site_markdown
 
 pytest.register_assert_rewrite("site_fixtures")

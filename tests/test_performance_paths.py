@@ -28,13 +28,15 @@ from rlt_rules.comments import _scanned as scanned_comments
 from rlt_rules.comments import _tokenized as tokenized_comments
 from rlt_rules.comments import comments
 from rlt_rules.export import sarif
-from rlt_rules.export.inert import inert_library, inert_markdown, inert_text
-from rlt_rules.export.markdown import encode_blocks, fence_for, join_blocks, list_item
-from rlt_rules.export.text import FENCE, expected_output, strip_fences
 from rlt_rules.jsonout import canonical, indented
 from rlt_rules.model import OUTPUT_LINE
 from rlt_rules.pairs import MarkerCache, marked_lines, markers
 from rlt_rules.project import check_project
+from rlt_rules.render import sarif as sarif_parts
+from rlt_rules.render.code import fenced
+from rlt_rules.render.inert import inert_library, inert_markdown, inert_text
+from rlt_rules.render.markdown import encode_blocks, join_blocks, list_item
+from rlt_rules.render.text import FENCE, expected_output, strip_fences
 from rlt_rules.site import markup
 from rlt_rules.site.cache import PageCache
 from rlt_rules.site.rule_page import rule_page
@@ -115,22 +117,22 @@ def test_bundle_and_sarif_files_are_the_standard_librarys_text(library: Library)
 
 
 def test_deprecated_ids_come_from_the_rules_that_name_a_replacement(library: Library) -> None:
-    replaced = sarif.replaced_ids(library)
+    replaced = sarif_parts.replaced_ids(library)
     for rule in library.rules:
         scanned = sorted(
             (other.id for other in library.rules if other.replaced_by == rule.id),
             key=lambda rule_id: int(rule_id[1:]),
         )
         assert replaced.get(rule.id, []) == scanned
-        one = sarif.rule_descriptor(library, rule, None)
-        assert one == sarif.rule_descriptor(library, rule, None, replaced)
+        one = sarif_parts.rule_descriptor(library, rule, None)
+        assert one == sarif_parts.rule_descriptor(library, rule, None, replaced)
         assert one.get("deprecatedIds", []) == scanned
 
 
 def test_the_site_fixture_has_a_replaced_rule() -> None:
     """The test above compares something: one fixture rule is replaced by another."""
     library = load_library(LIBRARIES["site"])
-    assert any(sarif.replaced_ids(library).values())
+    assert any(sarif_parts.replaced_ids(library).values())
 
 
 # --- rule pages ---------------------------------------------------------------------------------
@@ -224,7 +226,8 @@ def test_markdown_helpers_fast_paths_give_the_full_result(library: Library) -> N
     texts = texts_of(library) + ["a `b` c", "`` x ```` y", "one\ntwo\n\nthree", "~~~\nx\n~~~"]
     for text in texts:
         runs = [len(run) for run in re.findall(r"`+", text)]
-        assert fence_for(text) == "`" * max(3, max(runs, default=0) + 1)
+        fence = "`" * max(3, max(runs, default=0) + 1)
+        assert fenced(text, "") == f"{fence}\n{text}\n{fence}"
         lines = text.split("\n")
         item = "- " + "\n".join([lines[0], *("  " + line if line else "" for line in lines[1:])])
         assert list_item(text) == item

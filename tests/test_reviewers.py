@@ -17,8 +17,6 @@ from rlt_rules import Library, Status, load_library, mcp_names
 from rlt_rules.about import VERSION
 from rlt_rules.cli import main
 from rlt_rules.export import FORMATS, reviewers, site_files
-from rlt_rules.export.answer import SCHEMA_NAME, example
-from rlt_rules.export.digest import Detail, applicable_rules, rule_text
 from rlt_rules.export.reviewers import (
     AGENTS,
     AGENTS_MAX_BYTES,
@@ -36,6 +34,8 @@ from rlt_rules.export.reviewers import (
 )
 from rlt_rules.export.skill import skill_name
 from rlt_rules.owned import MANIFEST
+from rlt_rules.render.answer import SCHEMA_NAME, example
+from rlt_rules.render.digest import Detail, applicable_rules, rule_text
 from rlt_rules.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,10 +20,10 @@ import pytest
 
 from rlt_rules import load_library
 from rlt_rules.export import site_files
-from rlt_rules.export.text import expected_output
 from rlt_rules.model import Status
 from rlt_rules.pairs import pairs_of
 from rlt_rules.project import load_validated
+from rlt_rules.render.text import expected_output
 from rlt_rules.schemas import load_schema
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.markup import md_text, rule_label

@@ -8,7 +8,8 @@ from html.parser import HTMLParser
 
 import markdown
 
-from rlt_rules.site.titles import code_span, md_title, name_as_written
+from rlt_rules.render.code import code_span
+from rlt_rules.site.titles import md_title, name_as_written
 
 #: The site's Markdown extensions that could turn text into markup (mkdocs.yml).
 EXTENSIONS = ["attr_list", "md_in_html", "pymdownx.highlight", "pymdownx.inlinehilite"]

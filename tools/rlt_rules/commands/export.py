@@ -19,9 +19,9 @@ from .. import export
 from ..addresses import placeholder_host
 from ..atomic import check_output_file, check_targets, write_atomic
 from ..export import reviewers
-from ..export.text import FENCE, rule_heading
 from ..model import Library, Rule, Status
 from ..owned import write_owned_folder
+from ..render.text import FENCE, rule_heading
 from .common import (
     EXIT_OK,
     UsageError,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
 from ..config import ConfigError
-from ..export.text import visible
 from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
+from ..render.text import visible
 from ..scan import (
     FILE_TIMEOUT,
     DiffError,

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from .. import bundle
 from ..model import Library
+from ..render.inert import InertRules
 from ..schemas import schema_dir
 from . import astgrep, checklist, llms, reviewers, sarif, skill
-from .inert import InertRules
 
 #: ``render(library, site_url, **options)``: the options a format names in ``options``.
 Renderer = Callable[..., dict[str, bytes]]

@@ -1,7 +1,8 @@
 """The changelog page and ``rlt-rules diff``'s Markdown: views of a history and of a diff.
 
-The changelog is a site page: released titles are plain text (:func:`.inert.md_text`) and
-retired reasons Markdown made inert (:func:`.inert.inert_markdown`), as on every other page.
+The changelog is a site page: released titles are plain text
+(:func:`rlt_rules.render.inert.md_text`) and retired reasons Markdown made inert
+(:func:`rlt_rules.render.inert.inert_markdown`), as on every other page.
 ``diff`` prints the text as the libraries hold it.
 """
 
@@ -11,11 +12,12 @@ from dataclasses import replace
 
 from ..model import Library
 from ..releases import Bump, ChangeKind, History, LibraryDiff, compare
-from .inert import inert_markdown, md_text
+from ..render.inert import inert_markdown, md_text
+from ..render.links import rule_uri
 
 
 def _link(rule_id: str, title: str) -> str:
-    return f"[{rule_id} — {md_text(title)}](rules/{rule_id}.md)"
+    return f"[{rule_id} — {md_text(title)}]({rule_uri(rule_id)})"
 
 
 def changelog_markdown(history: History) -> str:

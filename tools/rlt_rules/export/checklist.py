@@ -7,9 +7,9 @@ deprecated rule's heading names its replacement.
 from __future__ import annotations
 
 from ..model import Library, Status
-from .inert import InertRules, inert_library
-from .markdown import bullet_list, encode_blocks
-from .text import rule_heading
+from ..render.inert import InertRules, inert_library
+from ..render.markdown import bullet_list, encode_blocks
+from ..render.text import rule_heading
 
 FILE_NAME = "checklist.md"
 
@@ -37,5 +37,5 @@ def render(library: Library) -> bytes:
 
 
 def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
-    """``checklist.md``, with the library's text inert (see :mod:`.inert`)."""
+    """``checklist.md``, with the library's text inert (see :mod:`rlt_rules.render.inert`)."""
     return {FILE_NAME: render(inert_library(library, inert))}

@@ -9,9 +9,10 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 from __future__ import annotations
 
 from ..model import Library
-from .inert import InertRules, inert_library
-from .markdown import encode_blocks, library_blocks, rule_url, site_base
-from .text import first_sentence, rule_heading
+from ..render.inert import InertRules, inert_library
+from ..render.links import rule_url, site_base
+from ..render.markdown import encode_blocks, library_blocks
+from ..render.text import first_sentence, rule_heading
 
 INDEX_NAME = "llms.txt"
 FULL_NAME = "llms-full.txt"
@@ -61,6 +62,7 @@ def render_full(library: Library) -> bytes:
 def files(
     library: Library, site_url: str | None, inert: InertRules | None = None
 ) -> dict[str, bytes]:
-    """Both files, with the library's text inert (raw HTML shows as text: see :mod:`.inert`)."""
+    """Both files, with the library's text inert (raw HTML shows as text: see
+    :mod:`rlt_rules.render.inert`)."""
     shown = inert_library(library, inert)
     return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(shown)}

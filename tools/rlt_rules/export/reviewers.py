@@ -28,10 +28,10 @@ Each tool has its own file, front matter and limits (as documented in late 2026)
 
 Every file opens with a line saying it is generated, by which rlt-rules, from which library
 version; every rule links its page. Where a file has a limit, the rules are listed in the most
-detail that fits it (:func:`rlt_rules.export.digest.fit_rules`), never cut inside a rule.
+detail that fits it (:func:`rlt_rules.render.digest.fit_rules`), never cut inside a rule.
 ``apply_to`` globs (default ``**/*.py``) scope every file that has scopes; the others say in
 words where the rules apply. Retired rules are left out; a deprecated rule names its
-replacement. Rule text is the inert library's (:mod:`.inert`).
+replacement. Rule text is the inert library's (:mod:`rlt_rules.render.inert`).
 """
 
 from __future__ import annotations
@@ -40,16 +40,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import yaml
-
 from .. import mcp_names
 from ..about import NAME, VERSION
 from ..jsonout import indented
 from ..model import Library, Status
-from . import skill
-from .answer import answer_blocks
-from .astgrep import coderabbit_rule_dirs, exported
-from .digest import (
+from ..render.answer import answer_blocks
+from ..render.code import code_span
+from ..render.digest import (
     Detail,
     Measure,
     applicable_rules,
@@ -60,8 +57,11 @@ from .digest import (
     rule_text,
     utf8_bytes,
 )
-from .inert import InertRules, inert_library, inert_text
-from .markdown import site_base
+from ..render.inert import InertRules, inert_library, inert_text
+from ..render.links import site_base
+from ..render.yaml_text import yaml_text
+from . import skill
+from .astgrep import coderabbit_rule_dirs, exported
 
 DEFAULT_APPLY_TO = ("**/*.py",)
 
@@ -161,7 +161,9 @@ def notice(library: Library, site_url: str | None) -> str:
 
 
 def scope(globs: tuple[str, ...]) -> str:
-    return "These rules apply to files matching " + ", ".join(f"`{g}`" for g in globs) + "."
+    return (
+        "These rules apply to files matching " + ", ".join(code_span(glob) for glob in globs) + "."
+    )
 
 
 def report_how() -> str:
@@ -376,9 +378,8 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
             " the folder `rlt-rules export --format ast-grep -o rlt-ast-grep` writes."
         )
     data = {"reviews": reviews}
-    dumped = yaml.dump(
-        data, Dumper=_InstructionsDumper, sort_keys=False, allow_unicode=True, width=10_000
-    )
+    # The instructions are written once: an anchor on the first entry, an alias on the others.
+    dumped = yaml_text(data, width=10_000, shared_text_anchor="instructions")
     comments = [
         f"# {notice(library, site_url)}",
         merge,
@@ -417,28 +418,6 @@ def gemini(library: Library, shown: Library, site_url: str | None, globs) -> byt
         _Listing(library, shown, site_url, Detail.FULL, level=3),
     ]
     return _encoded(blocks)
-
-
-class _LiteralDumper(yaml.SafeDumper):
-    """Multi-line strings as ``|`` blocks, readable in the YAML file."""
-
-
-def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
-    style = "|" if "\n" in text else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
-
-
-_LiteralDumper.add_representer(str, _represent_text)
-
-
-class _InstructionsDumper(_LiteralDumper):
-    """The instructions written once: an anchor on the first entry, an alias on the others."""
-
-    def ignore_aliases(self, data: object) -> bool:
-        return not (isinstance(data, str) and "\n" in data)
-
-    def generate_anchor(self, node: yaml.Node) -> str:
-        return "instructions"
 
 
 def mcp_config() -> bytes:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 from ..model import Library
-from .inert import InertRules, inert_library
-from .markdown import encode_blocks, library_blocks
+from ..render.inert import InertRules, inert_library
+from ..render.markdown import encode_blocks, library_blocks
+from ..render.yaml_text import yaml_text
 
 FILE_NAME = "SKILL.md"
 MAX_NAME = 64
@@ -42,7 +41,7 @@ def skill_description(library: Library) -> str:
 
 def front_matter(library: Library) -> str:
     data = {"name": skill_name(library), "description": skill_description(library)}
-    dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000)
+    dumped = yaml_text(data, width=10_000)
     return f"---\n{dumped}---\n"
 
 
@@ -54,5 +53,6 @@ def render(library: Library, notice: str | None = None) -> bytes:
 
 
 def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
-    """``SKILL.md``, with the library's text inert (raw HTML shows as text: see :mod:`.inert`)."""
+    """``SKILL.md``, with the library's text inert (raw HTML shows as text: see
+    :mod:`rlt_rules.render.inert`)."""
     return {FILE_NAME: render(inert_library(library, inert))}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..export.markdown import code_block
 from ..model import Library
+from ..render.code import code_span, fenced
+from ..render.links import rule_uri
 from .check import CheckResult, check_review, load_review
 from .markdown import render_markdown
 from .model import Finding, FindingsError, FindingSeverity, Location, Review
@@ -61,20 +62,21 @@ def site_page(library: Library, site_url: str | None, sample_dir: Path = SAMPLE_
             for line in range(f.location.start_line, f.location.end_line + 1)
         }
     )
-    link = None if site_url else (lambda rule_id: f"rules/{rule_id}.md")
+    link = None if site_url else rule_uri
     blocks = [
         "# What a review with these rules looks like",
         "A small scheduler with a preemption path, reviewed with these rules: each finding names "
         "its rule, its location, the condition that triggered it, its impact and its correction, "
         "as the preamble asks of every reviewer, person or agent.",
-        f"The review is the data file `{shown_findings}`; `rlt-rules findings check` verifies "
-        "it against the library and the code, `rlt-rules findings markdown` renders it as below, "
+        f"The review is the data file {code_span(shown_findings)}; `rlt-rules findings check` "
+        "verifies it against the library and the code, `rlt-rules findings markdown` renders it "
+        "as below, "
         "and `rlt-rules findings sarif` turns it into code-scanning results.",
-        f"## The code under review: `{shown_code}`",
-        code_block(code, f'python title="{shown_code}" linenums="1" hl_lines="{_ranges(marked)}"'),
+        f"## The code under review: {code_span(shown_code)}",
+        fenced(code.rstrip("\n"), "python", title=shown_code, hl_lines=marked, numbered=True),
         render_markdown(review, library, site_url, heading_level=2, link=link).rstrip("\n"),
         "## Write your own",
-        code_block(
+        fenced(
             f"rlt-rules findings check {shown_findings} --repo .\n"
             f"rlt-rules findings markdown {shown_findings}\n"
             f"rlt-rules findings sarif {shown_findings} -o review.sarif",
@@ -89,14 +91,3 @@ def _shown(path: Path, repo: Path) -> str:
         return path.resolve().relative_to(repo.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def _ranges(lines: list[int]) -> str:
-    """``[3, 4, 5, 9]`` -> ``3-5 9`` (the ``hl_lines`` syntax of pymdownx.highlight)."""
-    spans: list[list[int]] = []
-    for line in lines:
-        if spans and line == spans[-1][1] + 1:
-            spans[-1][1] = line
-        else:
-            spans.append([line, line])
-    return " ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in spans)

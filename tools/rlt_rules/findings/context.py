@@ -1,7 +1,7 @@
 """What an agent needs to review one change with the library, as one Markdown document.
 
 ``rlt-rules review-context`` prints it: the preamble; the rules (in full, or in the most
-detail that fits ``max_chars``, never cut inside a rule: :func:`rlt_rules.export.digest.fit_rules`);
+detail that fits ``max_chars``, never cut inside a rule: :func:`rlt_rules.render.digest.fit_rules`);
 the files and line ranges the diff changes; and the findings format to answer in, with the
 command that checks the answer. The loop: the agent answers in that format,
 ``rlt-rules findings check ANSWER --repo . --diff CHANGE`` checks every finding against the
@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..about import NAME, VERSION
-from ..export.answer import answer_blocks
-from ..export.digest import Detail, fit_rules
-from ..export.inert import inert_library, inert_markdown
-from ..export.levels import FittedEach, fit_each, level_summary
-from ..export.markdown import site_base
 from ..model import Library
+from ..render.answer import answer_blocks
+from ..render.code import code_span
+from ..render.digest import Detail, fit_rules
+from ..render.inert import inert_library, inert_markdown
+from ..render.levels import FittedEach, fit_each, level_summary
+from ..render.links import site_base
 from .diff import Change, ChangedFile, FileStatus
-from .markdown import code_span
 
 _FULL_NOTE = (
     "Each rule with its statement, triggers, impact and correction; its page has the rationale "

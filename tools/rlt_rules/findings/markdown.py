@@ -4,7 +4,7 @@ Findings keep the order the review gives them (the schema's reading order). Each
 file and lines, the rule id and title linked to the rule's page, the trigger, impact and
 correction, and the suggested patch as a ``diff`` block. Finding text is plain text in which
 backticks mark code: code spans are kept, and the rest is escaped only where Markdown would
-change it (:func:`rlt_rules.export.inert.md_prose`), so the raw comment reads as written while
+change it (:func:`rlt_rules.render.inert.md_prose`), so the raw comment reads as written while
 ``<`` or ``*`` in a trigger shows as written and never as HTML. An ``@name`` in finding text
 becomes a code span, so a posted comment pings nobody; a path's control characters show as
 escapes (``\n``), so a file name cannot start a block of its own.
@@ -15,10 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..export.inert import md_prose
-from ..export.markdown import code_block, rule_url
-from ..export.text import rule_heading, visible
 from ..model import Library
+from ..render.code import code_span, fenced
+from ..render.inert import md_prose
+from ..render.links import rule_url
+from ..render.text import rule_heading, visible
 from .model import Finding, Review
 
 #: A code span: a run of backticks, then text, then a run of the same length.
@@ -51,14 +52,6 @@ def plain_text(text: str) -> str:
         parts.append(_unmention(md_prose(joined[position:], at_line_start=position == 0)))
         rendered.append("".join(parts))
     return "\n\n".join(rendered)
-
-
-def code_span(text: str) -> str:
-    """``text`` as one code span, with enough backticks to hold any backticks inside it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_markdown(
@@ -108,5 +101,5 @@ def _finding_blocks(
         f"**Correction:** {plain_text(finding.correction)}",
     ]
     if finding.suggested_patch is not None:
-        blocks += ["**Suggested patch:**", code_block(finding.suggested_patch, "diff")]
+        blocks += ["**Suggested patch:**", fenced(finding.suggested_patch.rstrip("\n"), "diff")]
     return blocks

@@ -1,6 +1,6 @@
 """A checked :class:`Review` as a SARIF 2.1.0 log, for GitHub code scanning and SARIF viewers.
 
-The run's ``tool.driver`` is the library's own descriptor from :mod:`rlt_rules.export.sarif`
+The run's ``tool.driver`` is the library's own descriptor from :mod:`rlt_rules.render.sarif`
 (every rule, with ``helpUri`` to its page when a site URL is given); each finding becomes a
 ``result`` pointing at its rule by ``ruleId`` and ``ruleIndex``. A suggested patch becomes a
 SARIF ``fix`` (one replacement per run of changed lines) unless it ends without a newline,
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..export.sarif import SARIF_SCHEMA, SARIF_VERSION, driver
 from ..jsonout import indented
 from ..model import Library
+from ..render.sarif import artifact_location, driver, envelope
 from .model import Finding, Review
 from .patch import Replacement, parse_patch
 
@@ -29,7 +29,7 @@ def sarif_log(review: Review, library: Library, site_url: str | None) -> dict[st
         "results": results,
         "properties": {"libraryVersionCited": review.library_version},
     }
-    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+    return envelope(run)
 
 
 def render(review: Review, library: Library, site_url: str | None) -> bytes:
@@ -57,7 +57,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": location.path},
+                    "artifactLocation": artifact_location(location.path, None),
                     "region": region,
                 }
             }
@@ -77,7 +77,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
                     "description": {"text": finding.correction.strip()},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": location.path},
+                            "artifactLocation": artifact_location(location.path, None),
                             "replacements": [_replacement(r) for r in patch.replacements()],
                         }
                     ],

@@ -29,10 +29,10 @@ from ..about import NAME, VERSION
 from ..config import ConfigError
 from ..detect import DetectorSet
 from ..discover import Workspace as LibraryWorkspace
-from ..export.text import rule_heading
 from ..findings.check import check_answer
 from ..findings.context import ContextTooLong, review_context
 from ..model import Library, Status
+from ..render.text import rule_heading
 from ..scan import DiffError as ScanDiffError
 from ..scan import (
     FileHit,

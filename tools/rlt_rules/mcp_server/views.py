@@ -4,7 +4,7 @@ review. No MCP here: :mod:`.server` registers these; a bad argument is a :class:
 whose message says what to give instead.
 
 Rule text is the inert library's (raw HTML shows as text) and renders as the exports render it
-(:func:`rlt_rules.export.digest.rule_text`, :func:`rlt_rules.export.markdown.rule_blocks`).
+(:func:`rlt_rules.render.digest.rule_text`, :func:`rlt_rules.render.markdown.rule_blocks`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from enum import StrEnum
 from typing import TypedDict
 
 from .. import mcp_names
-from ..export.digest import Detail, rule_text
-from ..export.inert import inert_library, inert_rule
-from ..export.markdown import join_blocks, rule_blocks, rule_url
-from ..export.text import first_sentence
 from ..model import Library, Rule, Status, id_span
+from ..render.digest import Detail, rule_text
+from ..render.inert import inert_library, inert_rule
+from ..render.links import rule_url
+from ..render.markdown import join_blocks, rule_blocks
+from ..render.text import first_sentence
 
 
 class ViewError(ValueError):

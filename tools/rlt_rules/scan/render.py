@@ -18,16 +18,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import quote
 
 from ..about import NAME, VERSION
-from ..export.markdown import rule_url
-from ..export.sarif import LEVELS, SARIF_SCHEMA, SARIF_VERSION, detector_descriptors, driver
-from ..export.text import visible
 from ..jsonout import indented
 from ..model import Library
+from ..render.links import rule_url
+from ..render.sarif import (
+    LEVELS,
+    artifact_location,
+    detector_descriptors,
+    driver,
+    envelope,
+    uri_base,
+)
+from ..render.text import visible
 from . import REASONLESS, UNUSED, ScanResult
 
 
@@ -92,13 +97,6 @@ def json_(result: ScanResult, library: Library, output: Output) -> bytes:
     return indented(json_data(result, library, output))
 
 
-def _artifact(path: str) -> dict[str, str]:
-    """A shown path as a SARIF ``artifactLocation``: relative to the root, else absolute."""
-    if PurePosixPath(path).is_absolute():
-        return {"uri": "file://" + quote(path)}
-    return {"uri": quote(path), "uriBaseId": ROOT_BASE}
-
-
 def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str, Any]:
     tool = driver(library, output.site_url)
     tool["rules"] = detector_descriptors(library, output.site_url, preview=output.preview)
@@ -121,7 +119,7 @@ def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str,
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": _artifact(found.path),
+                            "artifactLocation": artifact_location(found.path, ROOT_BASE),
                             "region": {
                                 "startLine": hit.line,
                                 "startColumn": hit.column,
@@ -139,7 +137,13 @@ def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str,
         {
             "level": "error",
             "message": {"text": problem.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _artifact(problem.path)}}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": artifact_location(problem.path, ROOT_BASE)
+                    }
+                }
+            ],
         }
         for problem in result.problems
     ]
@@ -149,11 +153,11 @@ def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str,
     run: dict[str, Any] = {
         "tool": {"driver": tool},
         "invocations": [invocation],
-        "originalUriBaseIds": {ROOT_BASE: {"uri": result.root.as_uri().rstrip("/") + "/"}},
+        "originalUriBaseIds": {ROOT_BASE: uri_base(result.root.as_uri())},
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
-    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+    return envelope(run)
 
 
 def sarif(result: ScanResult, library: Library, output: Output) -> bytes:

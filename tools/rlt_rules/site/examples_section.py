@@ -14,11 +14,12 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable
 
-from ..export.text import OUTPUT_LINE, expected_output
 from ..model import Example, ExampleKind, Rule
 from ..pairs import ExamplePair, MarkerCache, pairs_of
-from .markup import fenced, md_text
+from ..render.code import fenced
+from ..render.text import OUTPUT_LINE, expected_output
 from .markup import markdown as inert
+from .markup import md_text
 from .titles import md_title, name_as_written, pair_heading
 
 #: What the diff below each pair is titled.
@@ -28,7 +29,7 @@ CHANGES_TITLE = "What the correction changes"
 def split_output(code: str) -> tuple[str, str]:
     """Split an example into the program without its ``#>`` lines and the output they state.
 
-    Output lines are the ones CI checks (:data:`rlt_rules.export.text.OUTPUT_LINE`, as
+    Output lines are the ones CI checks (:data:`rlt_rules.render.text.OUTPUT_LINE`, as
     pytest-examples reads them: ``#>`` alone or followed by a space).
     """
     program: list[str] = []

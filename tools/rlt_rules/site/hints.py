@@ -4,21 +4,19 @@ precision on the judged real-engine corpus, and its ast-grep rule.
 
 Returns Markdown lines for :func:`rlt_rules.site.pages.rule_page` to splice in (nothing for a
 rule without detectors). Library text goes through the same inert-Markdown path as every other
-field of the page; the ast-grep rule is a fenced YAML block fenced by ``fence_for``.
+field of the page; the ast-grep rule is a YAML block, fenced as every view fences code.
 """
 
 from __future__ import annotations
 
-import yaml
-
-from ..export.inert import inert_markdown
-from ..export.markdown import fence_for
 from ..model import CorpusScope, Detector, Measured, Rule
+from ..render.code import code_span, fenced
+from ..render.inert import inert_markdown
+from ..render.yaml_text import yaml_text
 from .cache import PageCache
 
 #: The exports page, from a rule page (``rules/R03.md``).
 EXPORTS_LINK = "../exports.md"
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def _markdown(text: str, *, at_line_start: bool = True) -> str:
@@ -32,9 +30,7 @@ def _rule_yaml(detector: Detector) -> str:
     data = {"rule": detector.rule}
     if detector.constraints:
         data["constraints"] = detector.constraints
-    text = yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=88)
-    fence = fence_for(text)
-    return f"{fence}yaml\n{text.rstrip(chr(10))}\n{fence}"
+    return fenced(yaml_text(data, width=88).rstrip("\n"), "yaml")
 
 
 def measured_markdown(measured: Measured) -> str:
@@ -48,10 +44,10 @@ def measured_markdown(measured: Measured) -> str:
         figures += f": tp-precision {measured.precision:.2f} ({measured.level})"
     if measured.scope is CorpusScope.PACKAGE:
         return (
-            f"**Measured on all of `{measured.corpus}`** (it raises nothing on the judged "
-            f"slice): {figures}."
+            f"**Measured on all of {code_span(measured.corpus)}** (it raises nothing on the "
+            f"judged slice): {figures}."
         )
-    return f"**Measured on `{measured.corpus}`:** {figures}."
+    return f"**Measured on {code_span(measured.corpus)}:** {figures}."
 
 
 def hints_markdown(rule: Rule, cache: PageCache | None = None) -> list[str]:
@@ -77,7 +73,7 @@ def hints_markdown(rule: Rule, cache: PageCache | None = None) -> list[str]:
         ]
     for detector in rule.detectors:
         out += [
-            f"### `{rule.id}-{detector.id}`",
+            f"### {code_span(f'{rule.id}-{detector.id}')}",
             "",
             f"**Looks for:** {_markdown(detector.message, at_line_start=False)}",
             "",

@@ -11,8 +11,8 @@ for each pair's bad program, which rule it breaks. There is one page per categor
 every item; each shuffles its items by the ``seed`` in its address.
 
 The hook adds :func:`generated_pages` and :func:`generated_files` to the build and the lessons
-to the nav after ``learn/index.md`` (:func:`add_to_nav`). Rule text reaches these pages only
-through :func:`~rlt_rules.site.pages.markdown`, :func:`md_text` and fenced code.
+to the nav after ``learn/index.md`` (:func:`.nav.add_lessons_to_nav`). Rule text reaches these
+pages only through :func:`~rlt_rules.site.pages.markdown`, :func:`md_text` and fenced code.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ import html
 import posixpath
 import textwrap
 
-from ..export.inert import md_text
-from ..export.text import expected_output
 from ..model import Category, Library, Rule, Status, id_span
 from ..pairs import ExamplePair, pairs_of
+from ..render.code import fenced
+from ..render.inert import md_text
+from ..render.text import expected_output
 from .cache import PageCache
 from .examples_section import CHANGES_TITLE, differing_lines, split_output
 from .markup import (
     GeneratedPage,
-    fenced,
     href,
     link,
     markdown,
@@ -152,42 +152,6 @@ def items_by_category(library: Library, cache: PageCache) -> dict[str, tuple[Pra
         return {category: tuple(items) for category, items in grouped.items()}
 
     return cache.practice_items.get(library, group)
-
-
-def add_to_nav(nav: list, library: Library) -> None:
-    """Put the lessons and the practice of every item after ``learn/index.md`` in its nav
-    section (once); a nav that does not list ``learn/index.md`` is left as it is."""
-    section = _section_holding(nav, LEARN_URI)
-    if section is None:
-        return
-    listed = {_target(item) for item in section}
-    position = next(i for i, item in enumerate(section) if _target(item) == LEARN_URI)
-    entries = [
-        # Nav titles reach the HTML unescaped; a category title is plain text.
-        (html.escape(lesson_title(library, category)), lesson_uri(category.id))
-        for category in library.categories
-    ]
-    entries.append((PRACTICE_ALL_TITLE, PRACTICE_URI))
-    additions = [{title: uri} for title, uri in entries if uri not in listed]
-    section[position + 1 : position + 1] = additions
-
-
-def _target(item: object) -> object:
-    if isinstance(item, dict) and len(item) == 1:
-        return next(iter(item.values()))
-    return item
-
-
-def _section_holding(nav: list, target: str) -> list | None:
-    for item in nav:
-        value = _target(item)
-        if value == target:
-            return nav
-        if isinstance(value, list):
-            found = _section_holding(value, target)
-            if found is not None:
-                return found
-    return None
 
 
 # --- the overview ---------------------------------------------------------------------------

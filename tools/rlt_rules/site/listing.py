@@ -14,8 +14,8 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable
 
-from ..export.text import one_line
 from ..model import Library, Status, id_span
+from ..render.text import one_line
 from .cache import PageCache
 from .markup import (
     INDEX_TEXT_URI,

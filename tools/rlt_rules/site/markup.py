@@ -1,9 +1,11 @@
-"""What every page generator shares: the generated page, source URIs, links, escaping, fences.
+"""What every page generator shares: the generated page, source URIs, links, escaping.
+
+Code is fenced by :func:`rlt_rules.render.code.fenced`, as in every view.
 
 Escaping contract: a rule's title, tags, category titles and example titles are plain text and
 pass through :func:`md_text` (or :func:`html.escape` inside raw HTML); statement, seed example,
 rationale, triggers, impact, correction, retired reason, explanations and the preamble are
-Markdown and pass through :func:`markdown` (:func:`rlt_rules.export.inert.inert_markdown`): code,
+Markdown and pass through :func:`markdown` (:func:`rlt_rules.render.inert.inert_markdown`): code,
 emphasis and web links render, raw HTML and script links show as text.
 Links between pages are relative Markdown links between source URIs (:func:`link`), so
 ``mkdocs build --strict`` checks them; raw HTML inserted after Markdown (the index table, the
@@ -14,17 +16,15 @@ against MkDocs' own.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
 from dataclasses import KW_ONLY, dataclass
 
-from ..export.inert import inert_markdown, md_text
-from ..export.markdown import fence_for
 from ..model import Rule
+from ..render.inert import inert_markdown, md_text
+from ..render.links import rule_uri
 
 __all__ = [
     "GeneratedPage",
     "category_uri",
-    "fenced",
     "href",
     "html_marker",
     "link",
@@ -78,11 +78,6 @@ class GeneratedPage:
 def html_marker(name: str) -> str:
     """The line of a generated page's Markdown that an HTML insert replaces."""
     return f"<!-- rlt-html:{name} -->"
-
-
-def rule_uri(rule_id: str) -> str:
-    """Source URI of a rule's page; it is published at the permanent URL ``rules/<id>/``."""
-    return f"rules/{rule_id}.md"
 
 
 def category_uri(category_id: str) -> str:
@@ -158,29 +153,6 @@ def page_title(rule: Rule) -> str:
     HTML, its characters escaped (``R22 — a &lt;b&gt; title``). A test checks it against the
     titles of built pages."""
     return f"{rule.id} — {html.escape(rule.title, quote=True).replace('~', '&#126;')}".strip()
-
-
-def fenced(
-    code: str,
-    language: str,
-    title: str | None = None,
-    hl_lines: Iterable[int] = (),
-    *,
-    numbered: bool = False,
-) -> str:
-    """A fenced code block whose fence is longer than any backtick run inside ``code``.
-
-    ``hl_lines``: the 1-based lines of ``code`` to highlight (Pygments' ``hl_lines``).
-    ``numbered``: each line shows its number (from 1).
-    """
-    fence = fence_for(code)
-    options = f' title="{html.escape(title)}"' if title else ""
-    if numbered:
-        options += ' linenums="1"'
-    highlighted = " ".join(str(line) for line in sorted(set(hl_lines)))
-    if highlighted:
-        options += f' hl_lines="{highlighted}"'
-    return f"{fence}{language}{options}\n{code}\n{fence}"
 
 
 def count_rules(n: int) -> str:

@@ -31,23 +31,43 @@ def add_generated_pages_to_nav(nav: list, library: Library, *, with_sample_revie
 
 def add_categories_to_nav(nav: list, library: Library) -> None:
     """Insert the category pages after ``rules/index.md`` in its nav section (once), and the
-    Learn path's lessons after ``learn/index.md`` (:func:`learn.add_to_nav`)."""
-    section = _nav_section_holding(nav, INDEX_URI)
-    if section is None:
+    Learn path's lessons after ``learn/index.md`` (:func:`add_lessons_to_nav`)."""
+    categories = [
+        # Nav titles reach the HTML unescaped; a category title is plain text.
+        {html.escape(category.title): category_uri(category.id)}
+        for category in library.categories
+    ]
+    if not _insert_after(nav, INDEX_URI, categories):
         raise PluginError(
             f"mkdocs.yml: the nav must list {INDEX_URI}; the rlt-rules plugin adds the "
             "category pages after it"
         )
-    listed = {_nav_target(item) for item in section}
-    position = next(i for i, item in enumerate(section) if _nav_target(item) == INDEX_URI)
-    additions = [
+    add_lessons_to_nav(nav, library)
+
+
+def add_lessons_to_nav(nav: list, library: Library) -> None:
+    """Put the lessons and the practice of every item after ``learn/index.md`` in its nav
+    section (once); a nav that does not list ``learn/index.md`` is left as it is."""
+    entries = [
         # Nav titles reach the HTML unescaped; a category title is plain text.
-        {html.escape(category.title): category_uri(category.id)}
+        {html.escape(learn.lesson_title(library, category)): learn.lesson_uri(category.id)}
         for category in library.categories
-        if category_uri(category.id) not in listed
     ]
+    entries.append({learn.PRACTICE_ALL_TITLE: learn.PRACTICE_URI})
+    _insert_after(nav, learn.LEARN_URI, entries)
+
+
+def _insert_after(nav: list, target: str, entries: list[dict[str, str]]) -> bool:
+    """Insert ``entries`` (``{title: uri}``) after ``target`` in the nav section listing it,
+    leaving out those the section lists already; False when no section lists ``target``."""
+    section = _nav_section_holding(nav, target)
+    if section is None:
+        return False
+    listed = {_nav_target(item) for item in section}
+    position = next(i for i, item in enumerate(section) if _nav_target(item) == target)
+    additions = [entry for entry in entries if _nav_target(entry) not in listed]
     section[position + 1 : position + 1] = additions
-    learn.add_to_nav(nav, library)
+    return True
 
 
 def _nav_target(item: object) -> object:

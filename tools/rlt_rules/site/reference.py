@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..export.text import one_line
+from ..render.text import one_line
 from .markup import md_text
 
 

@@ -2,7 +2,7 @@
 
 An example's title is plain text whose code spans (`` `watermark` ``) show as code
 (:func:`md_title`); everything else renders as exactly the characters written, as
-:func:`~rlt_rules.export.inert.md_text` makes it. A pair's name (``cuda-graph-backend-selection``)
+:func:`~rlt_rules.render.inert.md_text` makes it. A pair's name (``cuda-graph-backend-selection``)
 becomes a heading whose words are written as the pair's own titles and explanations write them
 (:func:`pair_heading`: "CUDA Graph backend selection", "hasattr guard").
 """
@@ -14,8 +14,9 @@ import keyword
 import re
 from collections.abc import Iterable
 
-from ..export.inert import md_text
 from ..pairs import ExamplePair
+from ..render.code import code_span
+from ..render.inert import md_text
 
 #: A code span: a run of backticks, text, the same run (CommonMark's rule, on one paragraph).
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
@@ -39,14 +40,6 @@ def text_segments(markdown: str) -> list[list[str]]:
     if position < len(markdown):
         segments.append(["text", markdown[position:]])
     return segments
-
-
-def code_span(code: str) -> str:
-    """``code`` as a Markdown code span: its characters shown as written, never as markup."""
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if code[:1] == "`" or code[-1:] == "`" else ""
-    return f"{fence}{pad}{code}{pad}{fence}"
 
 
 def md_title(text: str) -> str:

@@ -1,7 +1,7 @@
 """The one Markdown-safety path: library text made inert for Markdown renderers, so raw HTML
 and script links show as text. Every Markdown view (the site's pages, the changelog, the Markdown
 exports, rendered findings) escapes through here; code is fenced by
-:func:`rlt_rules.export.markdown.fence_for`.
+:func:`rlt_rules.render.code.fenced`.
 
 Plain text (titles, tags, finding text outside code spans) becomes literal Markdown with
 :func:`md_text`; in an export's running text a title is :func:`inert_text`.

@@ -1,6 +1,6 @@
 """The rules within a budget, rule by rule: each rule in the most detail that still fits.
 
-:func:`rlt_rules.export.digest.fit_rules` gives every rule the same detail, so one rule too
+:func:`rlt_rules.render.digest.fit_rules` gives every rule the same detail, so one rule too
 many drops the whole listing a level and leaves the budget half empty. Here every rule starts
 as one line (:attr:`Detail.INDEX`) and is raised, in id order, while the budget holds: first
 every rule to its triggers and correction (what a reviewer uses most), then the rules still
@@ -9,7 +9,7 @@ difference fits, then the rules with triggers to the full text. The listing
 says which rules got which detail (:func:`level_summary`).
 
 When even one line per rule does not fit, :func:`fit_each` falls back to
-:func:`~rlt_rules.export.digest.fit_rules`' index of whole lines with a note of how many are
+:func:`~rlt_rules.render.digest.fit_rules`' index of whole lines with a note of how many are
 left out.
 """
 

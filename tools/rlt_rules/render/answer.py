@@ -12,9 +12,10 @@ from typing import Any
 
 from ..model import Library
 from ..schemas import load_schema
+from .code import fenced
 from .digest import applicable_rules
 from .inert import inert_markdown
-from .markdown import code_block, site_base
+from .links import site_base
 
 SCHEMA_NAME = "findings.schema.json"
 
@@ -94,7 +95,7 @@ def answer_blocks(
         "Fields:",
         "\n".join(field_lines()),
         "Example:",
-        code_block(example(library), "yaml"),
+        fenced(example(library).rstrip("\n"), "yaml"),
     ]
     if check is not None:
         blocks.append(f"The answer is checked with `{check}`: fix every problem it reports.")

@@ -7,8 +7,8 @@ always whole: when even the one-line index of every rule is too long, whole line
 and a last line says how many and where they are. Retired rules no longer apply and are never
 listed; a deprecated rule says which rule replaces it.
 
-Rule text is the inert library's (:func:`rlt_rules.export.inert.inert_rule`); titles in link
-text are escaped as all plain text is (:func:`rlt_rules.export.inert.md_text`).
+Rule text is the inert library's (:func:`rlt_rules.render.inert.inert_rule`); titles in link
+text are escaped as all plain text is (:func:`rlt_rules.render.inert.md_text`).
 
 Budgets are counted by an additive measure (the count of a text is the sum of its pieces'):
 characters, UTF-8 bytes or line breaks. So a listing is measured piece by piece and given up
@@ -24,7 +24,8 @@ from enum import StrEnum
 
 from ..model import Library, Rule, Status
 from .inert import InertRules, inert_rule, md_text
-from .markdown import bullet_list, rule_url, site_base
+from .links import rule_url, site_base
+from .markdown import bullet_list
 from .text import rule_heading
 
 #: Counts a text; additive: ``measure(a + b) == measure(a) + measure(b)``.

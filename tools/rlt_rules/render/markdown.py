@@ -1,4 +1,5 @@
-"""Markdown building blocks shared by the Markdown exports (skill, llms, checklist, SARIF help).
+"""Markdown building blocks shared by the Markdown exports (skill, llms, checklist, SARIF help)
+and the MCP server's views.
 
 Each function returns text blocks (paragraphs, lists, code) without surrounding blank lines;
 callers join blocks with one blank line. Library text is inserted verbatim.
@@ -6,22 +7,9 @@ callers join blocks with one blank line. Library text is inserted verbatim.
 
 from __future__ import annotations
 
-import re
-
 from ..model import Example, Library, Rule, Status
+from .code import fenced
 from .text import rule_heading, starts_with_code
-
-
-def site_base(site_url: str | None) -> str:
-    """The site URL with one trailing slash, or ``""`` for links relative to the site root."""
-    if not site_url:
-        return ""
-    return site_url.rstrip("/") + "/"
-
-
-def rule_url(site_url: str | None, rule_id: str) -> str:
-    """The rule's page: ``<site_url>rules/R03/`` (relative ``rules/R03/`` without a site URL)."""
-    return f"{site_base(site_url)}rules/{rule_id}/"
 
 
 def list_item(text: str, marker: str = "- ") -> str:
@@ -63,29 +51,12 @@ def guidance_blocks(rule: Rule) -> list[str]:
     ]
 
 
-def fence_for(text: str) -> str:
-    """The backtick fence for a code block holding ``text``: at least three long and longer
-    than any backtick run inside it, so no line of ``text`` can close the block (a tilde line
-    never closes a backtick fence)."""
-    if "`" not in text:
-        return "```"
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def code_block(text: str, info: str) -> str:
-    """``text`` as a fenced code block with info string ``info`` (``"diff"``), trailing newlines
-    dropped, fenced by :func:`fence_for`: the one way every view fences code."""
-    fence = fence_for(text)
-    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
-
-
 def example_blocks(example: Example, heading: str) -> list[str]:
     """One runnable example: heading with kind and title, explanation, fenced code."""
     return [
         f"{heading} {example.kind.capitalize()}: {example.title}",
         example.explanation,
-        code_block(example.code, "python"),
+        fenced(example.code.rstrip("\n"), "python"),
     ]
 
 
