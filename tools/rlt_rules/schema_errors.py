@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 
-from .load import Document, JsonPath
+from .load import Document, JsonPath, Position
 from .model import Diagnostic
 from .schemas import checker
 
@@ -181,14 +181,19 @@ def schema_problems(document: Document, schema_name: str) -> list[SchemaProblem]
     found = []
     for error in errors:
         for message in schema_messages(error, wording):
-            position = (message.at_key and document.keys.get(message.path)) or (
-                document.value_position(message.path if not message.at_key else tuple(error.path))
-            )
+            position = _position(document, message)
             diagnostic = Diagnostic(
                 document.path, position.line, position.column, message.text, rule_id
             )
             found.append(SchemaProblem(message.concerns, diagnostic, message.unknown_field))
     return sorted(found, key=lambda p: (p.diagnostic.line, p.diagnostic.column))
+
+
+def _position(document: Document, message: SchemaMessage) -> Position:
+    """The value at the message's path; for an unknown field its key (else its mapping)."""
+    if message.at_key:
+        return document.keys.get(message.path) or document.value_position(message.path[:-1])
+    return document.value_position(message.path)
 
 
 def _field_name(path: JsonPath) -> str:
