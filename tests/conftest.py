@@ -1,3 +1,4 @@
+import atexit
 import os
 import shutil
 import tempfile
@@ -10,6 +11,7 @@ os.environ.setdefault("RUFF_OUTPUT_FORMAT", "concise")
 # validate remembers detectors' costs (detector_cost.CostRecord): the tests' own folder, not the
 # user's cache, so a run starts from nothing remembered.
 os.environ["RLT_RULES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rlt-rules-test-cache-")
+atexit.register(shutil.rmtree, os.environ["RLT_RULES_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture
