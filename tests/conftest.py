@@ -1,11 +1,17 @@
+import atexit
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 # ruff >= 0.17 defaults to its "full" output, which pytest-examples cannot map back to YAML lines.
 os.environ.setdefault("RUFF_OUTPUT_FORMAT", "concise")
+# validate remembers detectors' costs (detector_cost.CostRecord): the tests' own folder, not the
+# user's cache, so a run starts from nothing remembered.
+os.environ["RLT_RULES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rlt-rules-test-cache-")
+atexit.register(shutil.rmtree, os.environ["RLT_RULES_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture

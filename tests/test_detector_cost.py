@@ -3,6 +3,7 @@ time: its cost is measured in a worker process that is stopped at a deadline."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -10,9 +11,19 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rlt_rules import detector_cost
 from rlt_rules.cli import main
-from rlt_rules.detector_cost import MAX_COST, Cost, measure, sample
+from rlt_rules.detector_cost import (
+    MAX_COST,
+    Cost,
+    CostRecord,
+    Probe,
+    cost_diagnostics,
+    measure,
+    sample,
+)
 from rlt_rules.project import check_project
+from rlt_rules.validate import check_records
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
@@ -71,8 +82,48 @@ def test_costs_are_ratios_to_a_baseline_and_the_library_is_within_the_bound() ->
     from rlt_rules import load_library
 
     library = load_library(ROOT / "rules")
-    configs = [detector.config() for rule in library.rules for detector in rule.detectors]
-    costs = measure(configs, sample([e.code for r in library.rules for e in r.examples]))
-    assert [cost.index for cost in costs] == list(range(len(configs)))
+    probes = [
+        Probe(detector.config(), tuple(example.code for example in rule.examples))
+        for rule in library.rules
+        for detector in rule.detectors
+    ]
+    costs = measure(probes, sample())
+    assert [cost.index for cost in costs] == list(range(len(probes)))
     assert all(isinstance(cost, Cost) and not cost.over for cost in costs), costs
     assert max(cost.ratio for cost in costs if cost.ratio is not None) < MAX_COST
+
+
+def test_costs_within_the_bound_are_remembered_and_a_costly_one_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A detector measured within the bound is not measured again while it, its examples and
+    the sample are unchanged; a costly one is measured (and rejected) on every run."""
+    measured: list[int] = []
+    real_measure = detector_cost.measure
+
+    def counted(probes, package):
+        measured.append(len(probes))
+        return real_measure(probes, package)
+
+    monkeypatch.setattr(detector_cost, "measure", counted)
+    cheap = with_detector(tmp_path / "cheap", {"kind": "call", "has": {"kind": "true"}})
+    costly = with_detector(tmp_path / "costly", nested(4))
+    record_file = tmp_path / "costs.json"
+    for _ in range(2):
+        assert cost_diagnostics(check_records(cheap).rule_docs, CostRecord(record_file)) == []
+    assert measured == [1, 0]
+    assert len(json.loads(record_file.read_text(encoding="utf-8"))) == 1
+
+    measured.clear()
+    for _ in range(2):
+        (found,) = cost_diagnostics(check_records(costly).rule_docs, CostRecord(record_file))
+        assert "detector 'costly'" in found.message
+    assert measured == [1, 1]
+    assert len(json.loads(record_file.read_text(encoding="utf-8"))) == 1
+
+    # An edited example is a different sample: measured again.
+    measured.clear()
+    text = (cheap / "R02.yaml").read_text(encoding="utf-8")
+    (cheap / "R02.yaml").write_text(text.replace("#> ", "#>  ", 1), encoding="utf-8")
+    cost_diagnostics(check_records(cheap).rule_docs, CostRecord(record_file))
+    assert measured == [1]

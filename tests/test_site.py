@@ -98,6 +98,38 @@ def test_invalid_library_stops_the_build_with_positions(tmp_path: Path) -> None:
     assert not site_dir.exists()
 
 
+def test_site_build_validates_the_library_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command leaves the check to the plugin: one validation per build, and an invalid
+    library still reported by the command line, each problem once, with no site written."""
+    from rlt_rules import cli, project
+
+    checked: list[Path] = []
+    check_records = project.check_records
+
+    def counted(root: Path, *args, **kwargs):
+        checked.append(Path(root))
+        return check_records(root, *args, **kwargs)
+
+    monkeypatch.setattr(project, "check_records", counted)
+    built = make_project(tmp_path / "project", FIXTURE_RULES)
+    monkeypatch.chdir(built)
+    assert cli.main(["site", "build", "--site-dir", str(tmp_path / "site")]) == 0
+    assert [path.resolve() for path in checked] == [(built / "rules").resolve()]
+
+    checked.clear()
+    rule = built / "rules" / "R04.yaml"
+    rule.write_text(rule.read_text("utf-8").replace("status: active", "status: maybe"), "utf-8")
+    capsys.readouterr()
+    assert cli.main(["site", "build", "--site-dir", str(tmp_path / "other")]) == 1
+    err = capsys.readouterr().err
+    assert len(checked) == 1
+    assert err.count("R04.yaml:") == 1 and "status must be one of" in err
+    assert err.rstrip().endswith("rlt-rules site: the library is invalid; run `rlt-rules validate`")
+    assert "Aborted" not in err and not (tmp_path / "other").exists()
+
+
 def test_plugin_reports_an_invalid_library_when_mkdocs_runs_directly(tmp_path: Path) -> None:
     project = make_project(tmp_path / "project", FIXTURE_RULES)
     (project / "rules" / "R09.yaml").unlink()  # R09 is gone: nothing else refers to it

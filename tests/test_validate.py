@@ -405,3 +405,123 @@ def test_active_rule_needs_a_bad_and_a_good_example(rules_dir):
         "rules/R02.yaml:26:3: examples: an active rule needs at least one good example "
         "(kind: good) that shows the correction"
     ]
+
+
+# --- the two schema validators agree -------------------------------------------------------
+
+FIXTURES = ROOT / "tests" / "fixtures"
+#: Values put in place of each part of a fixture: every type, the placeholders, empty, and
+#: the strings where Python's ``re`` and ECMA 262 patterns differ (a final newline, Unicode).
+SUBSTITUTES = (
+    3,
+    1.5,
+    True,
+    None,
+    [],
+    {},
+    "",
+    "TODO",
+    "x\n",
+    " x",
+    "R1\n",
+    "ok\u00a0",
+    "é",
+    ["a", "a"],
+)
+
+
+def _schema_of(path: Path) -> str:
+    if "findings" in path.parts or "review-context" in path.parts:
+        return "findings.schema.json"
+    return "library.schema.json" if path.name == "library.yaml" else "rule.schema.json"
+
+
+def _fixture_documents() -> list[tuple[str, str, object]]:
+    """Every YAML and JSON record under tests/fixtures and rules/ that loads, with its schema."""
+    from rlt_rules.load import load_yaml
+
+    paths = sorted(FIXTURES.rglob("*.yaml")) + sorted((ROOT / "rules").glob("*.yaml"))
+    found = []
+    for path in paths:
+        loaded = load_yaml(path, str(path))
+        if loaded.document is not None:
+            found.append((str(path.relative_to(ROOT)), _schema_of(path), loaded.document.data))
+    for path in sorted(FIXTURES.rglob("*.json")):
+        if "findings" in path.parts:
+            found.append(
+                (str(path.relative_to(ROOT)), _schema_of(path), json.loads(path.read_text()))
+            )
+    return found
+
+
+def _parts(data: object, path: tuple = ()) -> list[tuple]:
+    found = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found.extend(_parts(value, (*path, key)))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found.extend(_parts(value, (*path, index)))
+    return found
+
+
+def _mutants(data: object) -> list[object]:
+    """``data`` itself, then with each part replaced (by one substitute in turn), each mapping
+    key removed, and an unknown key added to each mapping."""
+    import copy
+
+    found = [data]
+    for number, path in enumerate(_parts(data)):
+        if not path:
+            continue
+        substitute = SUBSTITUTES[number % len(SUBSTITUTES)]
+        for change in ("replace", "remove", "add"):
+            mutant = copy.deepcopy(data)
+            parent = mutant
+            for part in path[:-1]:
+                parent = parent[part]
+            if change == "replace":
+                parent[path[-1]] = copy.deepcopy(substitute)
+            elif change == "remove" and isinstance(parent, dict):
+                del parent[path[-1]]
+            elif change == "add" and isinstance(parent[path[-1]], dict):
+                parent[path[-1]]["surplus"] = "x"
+            else:
+                continue
+            found.append(mutant)
+    return found
+
+
+def test_compiled_and_explaining_validators_agree_on_every_fixture():
+    """jsonschema-rs decides validity, jsonschema explains a rejection: on every fixture and on
+    thousands of broken copies of them, both give the same verdict, so a rejected record always
+    has its explained errors and an accepted one has none."""
+    from rlt_rules.schemas import checker
+
+    checked = rejected = 0
+    disagreements = []
+    for shown, schema, data in _fixture_documents():
+        check = checker(schema)
+        for mutant in _mutants(data):
+            decided = check.decider.is_valid(mutant)
+            explained = next(iter(check.explainer.iter_errors(mutant)), None) is None
+            checked += 1
+            rejected += not decided
+            if decided != explained:
+                disagreements.append((shown, decided, mutant))
+    assert disagreements == []
+    assert checked > 5000 and rejected > checked // 2, (checked, rejected)
+
+
+def test_values_json_has_no_type_for_are_explained(rules_dir):
+    """A YAML date cannot reach jsonschema-rs: the explaining validator alone reports it."""
+    edit(rules_dir / "R02.yaml", "since: 1.0.0", "since: 2024-01-01")
+    assert problems(rules_dir)[0].startswith("rules/R02.yaml:5:8: since must be a string, got date")
+
+
+def test_patterns_match_as_ecma_262_does(rules_dir):
+    """A title with a final newline (a ``|`` block) passes Python's ``re`` (``$`` matches before
+    it) but not Ajv or check-jsonschema: validate rejects it as they do."""
+    edit(rules_dir / "R02.yaml", "title: Fixture rule 02", "title: |\n  Fixture rule 02")
+    (problem,) = problems(rules_dir)
+    assert problem.startswith("rules/R02.yaml:3:3: title 'Fixture rule 02\\n' is not valid: ")

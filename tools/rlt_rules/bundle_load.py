@@ -21,12 +21,11 @@ from .bundle import content_hash, example_outputs
 from .load import line_column
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
 from .record_checks import Record, Records, record_diagnostics
-from .schemas import bundle_validator
+from .schema_errors import JSON_WORDING, schema_messages
+from .schemas import BUNDLE_SCHEMA, checker
 
 #: A generous bound: the real bundle is about 150 KB.
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
-#: Schema messages quote the offending value; a whole rule quoted helps nobody.
-MAX_MESSAGE = 240
 
 JsonPath = tuple[str | int, ...]
 
@@ -183,44 +182,17 @@ def load_bundle(path: str | Path) -> Library:
 
 
 def _schema_diagnostics(shown: str, data: Any, index: _Index) -> list[Diagnostic]:
+    """Each schema error as the YAML readers word it (:func:`schema_messages`), after the
+    JSON pointer of where it is."""
     found = []
-    for error in bundle_validator().iter_errors(data):
-        path: JsonPath = tuple(error.path)
-        message = error.message
-        locate = index.position
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            allowed = set(error.schema.get("properties", {}))
-            extra = sorted(set(error.instance) - allowed)
-            if extra:
-                path = (*path, extra[0])
-                locate = index.key_position
-                message = f"unknown field(s) {', '.join(map(repr, extra))}; allowed: " + ", ".join(
-                    sorted(allowed)
-                )
-        elif error.validator == "not" and isinstance(error.instance, str):
-            message = f"still a placeholder ({error.instance.strip()[:20]!r})"
-        elif error.validator == "type":
-            expected = error.validator_value
-            names = " or ".join(expected) if isinstance(expected, list) else expected
-            message = f"must be of type {names}, got {_describe(error.instance)}"
-        if len(message) > MAX_MESSAGE:
-            message = message[: MAX_MESSAGE - 1] + "…"
-        line, column = locate(path)
-        found.append(Diagnostic(shown, line, column, f"{json_pointer(path)}: {message}"))
+    for error in checker(BUNDLE_SCHEMA).errors(data):
+        for message in schema_messages(error, JSON_WORDING):
+            locate = index.key_position if message.at_key else index.position
+            line, column = locate(message.path)
+            found.append(
+                Diagnostic(shown, line, column, f"{json_pointer(message.path)}: {message.text}")
+            )
     return found
-
-
-def _describe(value: Any) -> str:
-    """A JSON value's type, with the value itself when it is short."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    kind = {bool: "boolean", int: "integer", float: "number", str: "string"}.get(
-        type(value), "null"
-    )
-    shown = json.dumps(value, ensure_ascii=False)
-    return f"{kind} {shown}" if len(shown) <= 40 else kind
 
 
 def _records(shown: str, data: dict[str, Any], index: _Index) -> Records:

@@ -167,13 +167,24 @@ def _expanded(pattern: str) -> str:
 
 def config_problems(detector: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     """What keeps a detector record (already schema-valid) from working, each with the path
-    of the offending key inside the record; empty when ast-grep compiles and runs it."""
+    of the offending key inside the record; empty when ast-grep compiles and runs it.
+
+    The whole configuration is compiled first: when ast-grep accepts it, every kind, regex and
+    pattern object in it compiles too, and only what ast-grep accepts silently is looked for
+    part by part; when it refuses, each part is compiled on its own to say which one."""
     rule, constraints = detector.get("rule"), detector.get("constraints")
-    problems = list(_part_problems(rule, ("rule",), relational=False))
+    config = {"rule": rule, **({"constraints": constraints} if constraints else {})}
+    error = _compile_error(config)
+    compile_parts = error is not None
+    problems = list(_part_problems(rule, ("rule",), relational=False, compile_each=compile_parts))
     bound: set[str] = set()
     _collect_metavariables(rule, bound)
     for name, constraint in (constraints or {}).items():
-        problems.extend(_part_problems(constraint, ("constraints", name), relational=False))
+        problems.extend(
+            _part_problems(
+                constraint, ("constraints", name), relational=False, compile_each=compile_parts
+            )
+        )
         _collect_metavariables(constraint, bound)
     for name in constraints or {}:
         if name not in bound:
@@ -192,17 +203,16 @@ def config_problems(detector: dict[str, Any]) -> list[tuple[JsonPath, str]]:
                 "pattern at the rule's top level",
             )
         )
-    if not problems:
-        config = {"rule": rule, **({"constraints": constraints} if constraints else {})}
-        error = _compile_error(config)
-        if error is not None:
-            problems.append((("rule",), f"ast-grep cannot use this rule: {error}"))
+    if not problems and error is not None:
+        problems.append((("rule",), f"ast-grep cannot use this rule: {error}"))
     return problems
 
 
 def _part_problems(
-    rule: Any, path: JsonPath, *, relational: bool
+    rule: Any, path: JsonPath, *, relational: bool, compile_each: bool
 ) -> Iterator[tuple[JsonPath, str]]:
+    """The problems of one rule object; ``compile_each``: also compile its kind, regex and pattern
+    object on their own (only needed when the whole configuration does not compile)."""
     if not isinstance(rule, dict):
         return
     for key in _RELATION_ONLY:
@@ -213,24 +223,33 @@ def _part_problems(
         problem = pattern_problem(pattern)
         if problem is not None:
             yield (*path, "pattern"), problem
-    elif isinstance(pattern, dict):
+    elif isinstance(pattern, dict) and compile_each:
         error = _compile_error({"rule": {"pattern": pattern}})
         if error is not None:
             yield (*path, "pattern"), f"pattern: {error}"
-    if isinstance(rule.get("kind"), str) and _compile_error({"rule": {"kind": rule["kind"]}}):
-        yield (*path, "kind"), f"kind '{rule['kind']}' is not a node kind of Python in ast-grep"
-    if isinstance(rule.get("regex"), str):
+    kind = rule.get("kind")
+    if compile_each and isinstance(kind, str) and _compile_error({"rule": {"kind": kind}}):
+        yield (*path, "kind"), f"kind '{kind}' is not a node kind of Python in ast-grep"
+    if compile_each and isinstance(rule.get("regex"), str):
         error = _compile_error({"rule": {"regex": rule["regex"]}})
         if error is not None:
             yield (*path, "regex"), f"regex: {error}"
     for key in _RELATIONAL:
-        yield from _part_problems(rule.get(key), (*path, key), relational=True)
-    yield from _part_problems(rule.get("not"), (*path, "not"), relational=False)
+        yield from _part_problems(
+            rule.get(key), (*path, key), relational=True, compile_each=compile_each
+        )
+    yield from _part_problems(
+        rule.get("not"), (*path, "not"), relational=False, compile_each=compile_each
+    )
     if isinstance(rule.get("stopBy"), dict):
-        yield from _part_problems(rule["stopBy"], (*path, "stopBy"), relational=False)
+        yield from _part_problems(
+            rule["stopBy"], (*path, "stopBy"), relational=False, compile_each=compile_each
+        )
     for key in _COMPOSITE:
         for index, item in enumerate(rule.get(key) or ()):
-            yield from _part_problems(item, (*path, key, index), relational=False)
+            yield from _part_problems(
+                item, (*path, key, index), relational=False, compile_each=compile_each
+            )
 
 
 def pattern_problem(pattern: str) -> str | None:

@@ -1,25 +1,37 @@
 """What each detector costs, measured before it can slow a scan: ``validate`` rejects a detector
 that costs more than :data:`MAX_COST` times a plain node-kind match over the same sample.
 
-The sample is the library's own examples and the Python files of this package (our own code,
-shipped with it). Each detector runs in a worker process with a deadline, so one that would
-take minutes (relational rules nested with ``stopBy: end``: ``has`` inside ``inside`` inside
-``has`` grows with the cube of the file) is stopped and reported, not waited for. The cost is a
-ratio to a baseline measured in the same worker, so a loaded machine slows both alike.
+A detector's sample is the Python files of this package (our own code, shipped with it; the
+first :data:`SAMPLE_LINES` lines) and the examples of its own rule: the same size for every
+detector, however large the library (every rule's examples made it grow with the square of the
+library: minutes at 1,000 rules). Each detector runs in a worker process with a deadline, so
+one that would take minutes (relational rules nested with ``stopBy: end``: ``has`` inside
+``inside`` inside ``has`` grows with the cube of the file) is stopped and reported, not waited
+for. The cost is a ratio to a baseline measured in the same worker over the same code, so a
+loaded machine slows both alike.
+
+A cost within the bound is remembered (:class:`CostRecord`, a JSON file in the user's cache
+folder) by what it was measured from: the detector, its sample, ast-grep's version and the
+bound. ``validate`` measures again only a detector that is new or changed, or whose sample
+changed; a costly detector is never remembered, so it is rejected on every run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import selectors
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .atomic import write_atomic
 from .load import Document
 from .model import Diagnostic
 
@@ -32,6 +44,11 @@ BASELINE: dict[str, Any] = {"rule": {"kind": "identifier"}}
 SAMPLE_LINES = 6000
 #: However fast the baseline, a detector gets at least this long before it is stopped.
 MIN_DEADLINE_SECONDS = 2.0
+#: Where measured costs are remembered: ``$RLT_RULES_CACHE_DIR``, else the user's cache folder.
+CACHE_DIR_ENV = "RLT_RULES_CACHE_DIR"
+COST_FILE = "detector-costs.json"
+#: At most this many remembered costs (the oldest are dropped first).
+MAX_REMEMBERED = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +65,17 @@ class Cost:
         return self.ratio is None or self.ratio > MAX_COST
 
 
-def sample(example_code: Sequence[str]) -> list[str]:
-    """The examples' code, then this package's own files up to :data:`SAMPLE_LINES` lines."""
-    sources = list(example_code)
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One detector to measure: its ast-grep ``config`` and its rule's examples' code."""
+
+    config: dict[str, Any]
+    examples: tuple[str, ...]
+
+
+def sample() -> list[str]:
+    """This package's own files, by name, up to :data:`SAMPLE_LINES` lines."""
+    sources = []
     lines = 0
     for path in sorted(Path(__file__).resolve().parent.rglob("*.py")):
         if lines >= SAMPLE_LINES:
@@ -61,32 +86,110 @@ def sample(example_code: Sequence[str]) -> list[str]:
     return sources
 
 
-def cost_diagnostics(documents: Sequence[Document]) -> list[Diagnostic]:
+def default_cost_file() -> Path:
+    """``$RLT_RULES_CACHE_DIR/detector-costs.json``, else under ``$XDG_CACHE_HOME`` (or
+    ``~/.cache``) ``/rlt-rules/``."""
+    folder = os.environ.get(CACHE_DIR_ENV)
+    if not folder:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        folder = str(Path(base) / "rlt-rules")
+    return Path(folder) / COST_FILE
+
+
+class CostRecord:
+    """The costs within the bound measured before, by what they were measured from, kept in
+    ``path`` (read when made, written by :meth:`save`). An unreadable or unwritable file only
+    means measuring again."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._package = sample()
+        #: What every key is made of besides the detector and its examples.
+        self._salt = {
+            "package": hashlib.sha256("\0".join(self._package).encode()).hexdigest(),
+            "ast_grep_py": _version("ast-grep-py"),
+            "max_cost": MAX_COST,
+            "baseline": BASELINE,
+        }
+        self._costs: dict[str, float] = {}
+        self._new: dict[str, float] = {}
+        if path is not None:
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                self._costs = {k: v for k, v in loaded.items() if isinstance(v, int | float)}
+            except (OSError, ValueError, AttributeError):
+                self._costs = {}
+
+    @property
+    def package(self) -> list[str]:
+        """This package's code in every detector's sample (:func:`sample`)."""
+        return self._package
+
+    def key(self, probe: Probe) -> str:
+        text = json.dumps(
+            {"config": probe.config, "examples": probe.examples, **self._salt}, sort_keys=True
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def known(self, probe: Probe) -> float | None:
+        return self._costs.get(self.key(probe))
+
+    def remember(self, probe: Probe, cost: Cost) -> None:
+        if not cost.over and cost.ratio is not None:
+            self._new[self.key(probe)] = cost.ratio
+
+    def save(self) -> None:
+        if self._path is None or not self._new:
+            return
+        merged = {k: v for k, v in self._costs.items() if k not in self._new} | self._new
+        kept = dict(list(merged.items())[-MAX_REMEMBERED:])
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self._path, json.dumps(kept).encode(), durable=False)
+        except OSError:
+            return  # measured again next time
+        self._costs, self._new = kept, {}
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def cost_diagnostics(
+    documents: Sequence[Document], record: CostRecord | None = None
+) -> list[Diagnostic]:
     """Each detector of the rule ``documents`` (schema-valid, compiled) that costs more than
-    the bound, at its ``rule`` key."""
-    placed = [
-        (doc, index, detector)
-        for doc in documents
-        for index, detector in enumerate(doc.data.get("detectors") or [])
-        if isinstance(detector, dict)
-    ]
-    if not placed:
-        return []
-    configs = [
-        {"rule": d["rule"], **({"constraints": d["constraints"]} if d.get("constraints") else {})}
-        for _, _, d in placed
-    ]
-    code = [
-        example["code"]
-        for doc in documents
-        for example in doc.data.get("examples") or []
-        if isinstance(example, dict) and isinstance(example.get("code"), str)
-    ]
+    the bound, at its ``rule`` key. ``record`` remembers the costs within the bound (default:
+    :func:`default_cost_file`); only the detectors it does not know are measured."""
+    record = record if record is not None else CostRecord(default_cost_file())
+    placed = []
+    for doc in documents:
+        examples = tuple(
+            example["code"]
+            for example in doc.data.get("examples") or []
+            if isinstance(example, dict) and isinstance(example.get("code"), str)
+        )
+        for index, detector in enumerate(doc.data.get("detectors") or []):
+            if isinstance(detector, dict):
+                config = {
+                    "rule": detector["rule"],
+                    **(
+                        {"constraints": detector["constraints"]}
+                        if detector.get("constraints")
+                        else {}
+                    ),
+                }
+                placed.append((doc, index, detector, Probe(config, examples)))
+    unknown = [entry for entry in placed if record.known(entry[3]) is None]
     found = []
-    for cost in measure(configs, sample(code)):
+    for cost in measure([probe for *_, probe in unknown], record.package):
+        doc, index, detector, probe = unknown[cost.index]
+        record.remember(probe, cost)
         if not cost.over:
             continue
-        doc, index, detector = placed[cost.index]
         path = ("detectors", index, "rule")
         position = doc.keys.get(path) or doc.value_position(path)
         spent = (
@@ -99,30 +202,41 @@ def cost_diagnostics(documents: Sequence[Document]) -> list[Diagnostic]:
                 doc.path,
                 position.line,
                 position.column,
-                f"detector '{detector.get('id')}' {spent} a plain node-kind match over the "
-                f"examples and a {SAMPLE_LINES:,}-line sample (the bound is {MAX_COST} times): "
-                "it would slow every scan; nest fewer relational rules with stopBy: end, or "
-                "narrow the outer rule by kind first",
+                f"detector '{detector.get('id')}' {spent} a plain node-kind match over its "
+                f"rule's examples and a {SAMPLE_LINES:,}-line sample (the bound is {MAX_COST} "
+                "times): it would slow every scan; nest fewer relational rules with stopBy: "
+                "end, or narrow the outer rule by kind first",
                 doc.data.get("id"),
             )
         )
+    record.save()
     return found
 
 
-def measure(configs: Sequence[dict[str, Any]], sources: Sequence[str]) -> list[Cost]:
-    """The cost of each ast-grep config over ``sources``, in order; a config still running at
-    its deadline (:data:`MAX_COST` times the baseline, at least
+def measure(probes: Sequence[Probe], package: Sequence[str]) -> list[Cost]:
+    """The cost of each probe over ``package`` and its examples, in order; a config still
+    running at its deadline (:data:`MAX_COST` times the baseline over ``package``, at least
     :data:`MIN_DEADLINE_SECONDS`) is stopped and reported with ``ratio=None``."""
     costs: list[Cost] = []
-    while len(costs) < len(configs):
-        costs.extend(_run_worker(configs, sources, start=len(costs)))
+    while len(costs) < len(probes):
+        costs.extend(_run_worker(probes, package, start=len(costs)))
     return costs
 
 
-def _run_worker(
-    configs: Sequence[dict[str, Any]], sources: Sequence[str], *, start: int
-) -> list[Cost]:
-    """Measure ``configs[start:]`` in one worker until one overruns (then it is killed)."""
+def _run_worker(probes: Sequence[Probe], package: Sequence[str], *, start: int) -> list[Cost]:
+    """Measure ``probes[start:]`` in one worker until one overruns (then it is killed)."""
+    examples: dict[str, int] = {}
+    request = {
+        "package": list(package),
+        "probes": [
+            {
+                "config": probe.config,
+                "examples": [examples.setdefault(code, len(examples)) for code in probe.examples],
+            }
+            for probe in probes[start:]
+        ],
+    }
+    request["examples"] = list(examples)
     worker = subprocess.Popen(
         [sys.executable, "-m", "rlt_rules.detector_cost"],
         stdin=subprocess.PIPE,
@@ -132,7 +246,7 @@ def _run_worker(
     assert worker.stdin is not None and worker.stdout is not None
     found: list[Cost] = []
     try:
-        worker.stdin.write(json.dumps({"configs": configs[start:], "sources": sources}).encode())
+        worker.stdin.write(json.dumps(request).encode())
         worker.stdin.close()
         reader = _LineReader(worker.stdout)
         first = reader.line(deadline=time.monotonic() + 120)
@@ -141,14 +255,13 @@ def _run_worker(
                 "the detector cost worker gave no baseline (python -m "
                 "rlt_rules.detector_cost failed to start)"
             )
-        baseline = float(first)
-        limit = max(MAX_COST * baseline, MIN_DEADLINE_SECONDS)
-        for index in range(start, len(configs)):
+        limit = max(MAX_COST * float(first), MIN_DEADLINE_SECONDS)
+        for index in range(start, len(probes)):
             line = reader.line(deadline=time.monotonic() + limit)
             if line is None:
                 found.append(Cost(index, limit, None))
                 break
-            seconds = float(line)
+            seconds, baseline = (float(part) for part in line.split())
             found.append(Cost(index, seconds, seconds / baseline if baseline > 0 else 0.0))
     finally:
         worker.kill()
@@ -180,23 +293,34 @@ class _LineReader:
 
 
 def _worker() -> None:
-    """Read ``{"configs", "sources"}`` from stdin; print the baseline's seconds, then each
-    config's, one per line, as each finishes."""
+    """Read ``{"package", "examples", "probes"}`` from stdin; print the baseline's seconds over
+    the package's code, then, for each probe as it finishes, its seconds and the baseline's
+    over the same code (the package's and its examples'). A probe over the bound is timed twice
+    more and its fastest run reported: on a loaded machine one run can stall."""
     # The worker alone parses code: importing ast-grep is not the parent's business.
     from ast_grep_py import SgRoot
 
     request = json.loads(sys.stdin.buffer.read())
-    roots = [SgRoot(source, "python").root() for source in request["sources"]]
+    package = [SgRoot(source, "python").root() for source in request["package"]]
+    examples = [SgRoot(source, "python").root() for source in request["examples"]]
 
-    def seconds(config: dict[str, Any]) -> float:
+    def seconds(config: dict[str, Any], roots: Sequence[Any]) -> float:
         begun = time.perf_counter()
         for root in roots:
             root.find_all(config=config)
         return time.perf_counter() - begun
 
-    print(min(seconds(BASELINE) for _ in range(3)), flush=True)
-    for config in request["configs"]:
-        print(seconds(config), flush=True)
+    package_baseline = min(seconds(BASELINE, package) for _ in range(3))
+    example_baselines = [min(seconds(BASELINE, [root]) for _ in range(3)) for root in examples]
+    print(package_baseline, flush=True)
+    for probe in request["probes"]:
+        own = [examples[index] for index in probe["examples"]]
+        baseline = package_baseline + sum(example_baselines[index] for index in probe["examples"])
+        roots = [*package, *own]
+        spent = seconds(probe["config"], roots)
+        if spent > MAX_COST * baseline:  # over: measured twice more, lest a stall reject it
+            spent = min(spent, *(seconds(probe["config"], roots) for _ in range(2)))
+        print(spent, baseline, flush=True)
 
 
 if __name__ == "__main__":

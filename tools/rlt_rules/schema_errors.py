@@ -1,25 +1,165 @@
-"""Schema errors as diagnostics: each jsonschema error reported at the position of the key or
-value it concerns, with a message that says what was expected and what is there."""
+"""Schema errors worded once, for every reader: :func:`schema_messages` says what was expected
+and what is there, and where (the key or value it concerns). The YAML readers (rule and library
+files, findings, release plans) name fields inside the sentence (``examples[0].kind must be
+...``); the bundle reader (:mod:`rlt_rules.bundle_load`) puts a JSON pointer before it
+(``/rules/0/examples/0/kind: must be ...``). Both get the same sentence otherwise."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 
-from .load import Document, JsonPath
+from .load import Document, JsonPath, Position
 from .model import Diagnostic
-from .schemas import validator_for
+from .schemas import checker
+
+#: A message quotes the offending value; a whole rule quoted helps nobody.
+MAX_MESSAGE = 240
+#: How much of a value a message quotes.
+MAX_QUOTED = 60
+
+#: Type names in YAML's words (a rule author's) and JSON's (a bundle reader's).
+YAML_TYPES = {
+    "string": "a string",
+    "array": "a list",
+    "object": "a mapping",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+JSON_TYPES = {**YAML_TYPES, "array": "an array", "object": "an object"}
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """How one reader words a schema error: ``name`` names a path inside the sentence (None:
+    the reader says where before the sentence), ``got`` says what a wrong value is (``got
+    ...``), ``types`` names the JSON types."""
+
+    name: Callable[[JsonPath], str | None]
+    got: Callable[[JsonPath, Any], str]
+    types: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaMessage:
+    """One schema error, worded. ``path`` is where it is reported: the value there, or its key
+    when ``at_key`` (an unknown field). ``concerns`` is the part of the data it is about (a
+    missing field's own path, not its mapping's); ``unknown_field`` marks a key the schema does
+    not allow, which leaves the rest of its mapping as valid as it was."""
+
+    path: JsonPath
+    concerns: JsonPath
+    text: str
+    at_key: bool = False
+    unknown_field: bool = False
+
+
+def schema_messages(error: jsonschema.ValidationError, wording: Wording) -> list[SchemaMessage]:
+    """The messages of one jsonschema error (several for an error about several fields)."""
+    path: JsonPath = tuple(error.path)
+    name = wording.name(path)
+    kind = error.validator
+    if kind == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        where = f" in {name}" if path and name else ""
+        return [
+            SchemaMessage(
+                (*path, key),
+                (*path, key),
+                f"unknown field '{key}'{where}; allowed fields: {', '.join(allowed)}",
+                at_key=True,
+                unknown_field=True,
+            )
+            for key in sorted(set(error.instance) - set(allowed))
+        ]
+    if kind == "required":
+        # Every required field the mapping lacks, in the schema's order (as jsonschema
+        # reports them), read from the schema and the data rather than from its messages.
+        where = f" in {name}" if path and name else ""
+        return [
+            SchemaMessage(
+                path, (*path, missing), f"missing required field '{missing}'{where}{_why(missing)}"
+            )
+            for missing in error.validator_value
+            if missing not in error.instance
+        ]
+    text = _predicate(error, path, wording)
+    if text is None:
+        return []
+    sentence, joined = text
+    if name is not None:
+        sentence = f"{name}{joined}{sentence}"
+    if len(sentence) > MAX_MESSAGE:
+        sentence = sentence[: MAX_MESSAGE - 1] + "…"
+    return [SchemaMessage(path, path, sentence)]
+
+
+def _predicate(
+    error: jsonschema.ValidationError, path: JsonPath, wording: Wording
+) -> tuple[str, str] | None:
+    """What is wrong with the value at ``path``, and how its name joins it (" " or ": ")."""
+    kind = error.validator
+    if kind == "type":
+        expected = error.validator_value
+        names = expected if isinstance(expected, list) else [expected]
+        phrase = " or ".join(wording.types.get(name, name) for name in names)
+        return f"must be {phrase}, {wording.got(path, error.instance)}", " "
+    if kind == "enum":
+        options = ", ".join(str(option) for option in error.validator_value)
+        return f"must be one of: {options}; {wording.got(path, error.instance)}", " "
+    if kind == "not":
+        # A pattern ignores a value that is not a string, so "not pattern" fails for it too:
+        # its type error says what is wrong.
+        if not isinstance(error.instance, str):
+            return None
+        return f"is still a placeholder ({error.instance.strip()[:20]!r}): write it", " "
+    if kind == "pattern":
+        hint = _description(error) or f"pattern {error.validator_value}"
+        return f"{_quoted(error.instance)} is not valid: {hint}", " "
+    if kind == "minLength":
+        return "is empty: write it", " "
+    if kind == "minItems":
+        return f"needs at least {error.validator_value} item(s)", " "
+    if kind == "uniqueItems":
+        return "lists the same item twice: remove the duplicate", " "
+    if kind in ("contains", "minContains"):
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        return schema.get("description") or error.message, ": "
+    return error.message, ": "
+
+
+def _why(missing: str) -> str:
+    if missing == "replaced_by":
+        return " (a deprecated rule must name the rule that replaces it)"
+    if missing == "retired_reason":
+        return " (a retired rule must say why it was retired)"
+    return ""
+
+
+def _description(error: jsonschema.ValidationError) -> str | None:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    text = schema.get("description")
+    return text.rstrip(".") if text else None
+
+
+def _quoted(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= MAX_QUOTED else shown[: MAX_QUOTED - 1] + "…"
+
+
+# --- the YAML readers ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class SchemaProblem:
-    """One schema error: the diagnostic, and the part of the data it concerns (a missing
-    field's own path, not its mapping's), so a caller can go on checking the other parts.
-    ``unknown_field`` marks a key the schema does not allow, which leaves the rest of its
-    mapping as valid as it was."""
+    """One schema error of a YAML document: the diagnostic, and the part of the data it
+    concerns (see :class:`SchemaMessage`), so a caller can go on checking the other parts."""
 
     concerns: JsonPath
     diagnostic: Diagnostic
@@ -33,23 +173,27 @@ def schema_diagnostics(document: Document, schema_name: str) -> list[Diagnostic]
 
 def schema_problems(document: Document, schema_name: str) -> list[SchemaProblem]:
     """:func:`schema_diagnostics` with the part of the data each concerns."""
-    validator = validator_for(schema_name)
+    errors = checker(schema_name).errors(document.data)
+    if not errors:
+        return []
     rule_id = document.data.get("id") if isinstance(document.data.get("id"), str) else None
+    wording = Wording(_field_name, lambda path, value: _got_yaml(document, path, value), YAML_TYPES)
     found = []
-    for error in validator.iter_errors(document.data):
-        explained = list(_explain(error, document))
-        concerned = [path for path, _ in explained]
-        if error.validator == "required":  # one message per missing field, in this order
-            concerned = [
-                (*path, name) for (path, _), name in zip(explained, _missing(error), strict=True)
-            ]
-        for (path, message), concerns in zip(explained, concerned, strict=True):
-            position = _error_position(error, path, document)
-            diagnostic = Diagnostic(document.path, position.line, position.column, message, rule_id)
-            found.append(
-                SchemaProblem(concerns, diagnostic, error.validator == "additionalProperties")
+    for error in errors:
+        for message in schema_messages(error, wording):
+            position = _position(document, message)
+            diagnostic = Diagnostic(
+                document.path, position.line, position.column, message.text, rule_id
             )
+            found.append(SchemaProblem(message.concerns, diagnostic, message.unknown_field))
     return sorted(found, key=lambda p: (p.diagnostic.line, p.diagnostic.column))
+
+
+def _position(document: Document, message: SchemaMessage) -> Position:
+    """The value at the message's path; for an unknown field its key (else its mapping)."""
+    if message.at_key:
+        return document.keys.get(message.path) or document.value_position(message.path[:-1])
+    return document.value_position(message.path)
 
 
 def _field_name(path: JsonPath) -> str:
@@ -59,116 +203,36 @@ def _field_name(path: JsonPath) -> str:
     return name or "top level"
 
 
-def _error_position(error: jsonschema.ValidationError, path: JsonPath, document: Document):
-    if error.validator in ("additionalProperties", "required") and path != tuple(error.path):
-        # The offending key itself (unknown field) or the mapping missing one (required).
-        return document.keys.get(path) or document.value_position(tuple(error.path))
-    return document.value_position(path)
-
-
-def _explain(
-    error: jsonschema.ValidationError, document: Document
-) -> Iterable[tuple[JsonPath, str]]:
-    path: JsonPath = tuple(error.path)
-    field = _field_name(path)
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    kind = error.validator
-    if kind == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        for key in sorted(set(error.instance) - set(allowed)):
-            yield (
-                (*path, key),
-                f"unknown field '{key}'"
-                + (f" in {field}" if path else "")
-                + f"; allowed fields: {', '.join(allowed)}",
-            )
-        return
-    if kind == "required":
-        # Every required field the mapping lacks, in the schema's order (as jsonschema
-        # reports them), read from the schema and the data rather than from its messages.
-        where = f" in {field}" if path else ""
-        for missing in _missing(error):
-            condition = ""
-            if missing == "replaced_by":
-                condition = " (a deprecated rule must name the rule that replaces it)"
-            elif missing == "retired_reason":
-                condition = " (a retired rule must say why it was retired)"
-            yield path, f"missing required field '{missing}'{where}{condition}"
-        return
-    if kind == "type":
-        yield (
-            path,
-            f"{field} must be {_type_phrase(error.validator_value)}, {_got(path, error, document)}",
-        )
-        return
-    if kind == "enum":
-        options = ", ".join(str(option) for option in error.validator_value)
-        yield path, f"{field} must be one of: {options}; {_got(path, error, document)}"
-        return
-    if kind == "not":
-        # A pattern ignores a value that is not a string, so "not pattern" fails for it too:
-        # its type error says what is wrong.
-        if isinstance(error.instance, str):
-            yield (
-                path,
-                f"{field} is still a placeholder ({error.instance.strip()[:20]!r}): write it",
-            )
-        return
-    if kind == "pattern":
-        hint = _description(error) or f"pattern {error.validator_value}"
-        yield path, f"{field} {error.instance!r} is not valid: {hint}"
-        return
-    if kind == "minLength":
-        yield path, f"{field} is empty: write it"
-        return
-    if kind == "minItems":
-        yield path, f"{field} needs at least {error.validator_value} item(s)"
-        return
-    if kind == "uniqueItems":
-        yield path, f"{field} lists the same item twice: remove the duplicate"
-        return
-    if kind == "contains" or kind == "minContains":
-        yield path, f"{field}: {schema.get('description') or error.message}"
-        return
-    yield path, f"{field}: {error.message}"
-
-
-def _missing(error: jsonschema.ValidationError) -> list[str]:
-    """The required fields a mapping lacks, in the schema's order (as jsonschema reports them)."""
-    return [name for name in error.validator_value if name not in error.instance]
-
-
-def _description(error: jsonschema.ValidationError) -> str | None:
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    text = schema.get("description")
-    return text.rstrip(".") if text else None
-
-
-def _type_phrase(expected: Any) -> str:
-    names = expected if isinstance(expected, list) else [expected]
-    words = {
-        "string": "a string",
-        "array": "a list",
-        "object": "a mapping",
-        "integer": "an integer",
-        "number": "a number",
-        "boolean": "true or false",
-        "null": "null",
-    }
-    return " or ".join(words.get(name, name) for name in names)
-
-
-def _got(path: JsonPath, error: jsonschema.ValidationError, document: Document) -> str:
+def _got_yaml(document: Document, path: JsonPath, value: Any) -> str:
     source = document.scalars.get(path)
     if source is None:
-        instance = error.instance
-        if isinstance(instance, list):
+        if isinstance(value, list):
             return "got a list"
-        if isinstance(instance, dict):
+        if isinstance(value, dict):
             return "got a mapping"
-        return f"got {instance!r}"
+        return f"got {_quoted(value)}"
     # Every recorded scalar is a boolean, null, number, integer or date (see load._Builder).
     return (
         f"got {source.tag} {source.text!r}: YAML 1.1 reads an unquoted {source.text} as a "
         f'{source.tag}; quote it: "{source.text}"'
     )
+
+
+# --- the bundle reader ---------------------------------------------------------------------
+
+
+def got_json(path: JsonPath, value: Any) -> str:
+    """What a JSON value is, with the value itself when it is short (``got integer 5``)."""
+    if isinstance(value, dict):
+        return "got an object"
+    if isinstance(value, list):
+        return "got an array"
+    kind = {bool: "boolean", int: "integer", float: "number", str: "string"}.get(
+        type(value), "null"
+    )
+    shown = json.dumps(value, ensure_ascii=False)
+    return f"got {kind} {shown}" if len(shown) <= 40 else f"got {kind}"
+
+
+#: The bundle reader's wording: a JSON pointer before each message names the place.
+JSON_WORDING = Wording(lambda path: None, got_json, JSON_TYPES)

@@ -1,9 +1,11 @@
 """``rlt-rules site build|serve|deploy``: the reference site, through MkDocs and mike.
 
-Each subcommand validates the library first (so an invalid library exits 1 with every problem
-as path:line:column, before MkDocs starts), then calls :mod:`rlt_rules.site.publish`, which
-runs MkDocs (``build``: in this process) or ``mkdocs``/``mike`` (``serve``, ``deploy``) with
-``$RLT_RULES_DIR`` naming the rules directory for the plugin.
+Each subcommand calls :mod:`rlt_rules.site.publish`, which runs MkDocs (``build``: in this
+process) or ``mkdocs``/``mike`` (``serve``, ``deploy``) with ``$RLT_RULES_DIR`` naming the
+rules directory for the plugin. An invalid library exits 1 with every problem as
+path:line:column before a page is written: ``build`` leaves the check to the plugin (one
+validation in one process; MkDocs prints the plugin's error), ``serve`` and ``deploy`` validate
+first, since their MkDocs runs in a child process (and ``deploy`` needs the library's version).
 """
 
 from __future__ import annotations
@@ -95,14 +97,20 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Path, ProjectCheck]:
-    """Check the configuration and load (validate) the library."""
+def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
+    """The configuration file and the rules directory, both checked to exist."""
     config = Path(args.config_file)
     if not config.is_file():
         raise UsageError(f"{config}: no such file (run from the repository root, or pass -f)")
     rules_dir = Path(args.rules) if args.rules else config.resolve().parent / DEFAULT_RULES_DIR
     if not rules_dir.is_dir():
         raise UsageError(f"{rules_dir}: no such directory")
+    return config, rules_dir
+
+
+def _prepare(args: argparse.Namespace) -> tuple[Path, ProjectCheck]:
+    """Check the configuration and load (validate) the library."""
+    config, rules_dir = _paths(args)
     return config, load_validated(rules_dir)  # LibraryError: the CLI prints each problem
 
 
@@ -114,9 +122,9 @@ def run_build(args: argparse.Namespace) -> int:
     site_dir = Path(args.site_dir) if args.site_dir else None
     if Path(args.config_file).is_file():  # first, so a failing build still restores a site
         recover_interrupted_build(site_target(Path(args.config_file), site_dir))
-    config, loaded = _prepare(args)
+    config, rules_dir = _paths(args)
     try:
-        finished = build_site(config, loaded.rules_dir, site_dir=site_dir, strict=args.strict)
+        finished = build_site(config, rules_dir, site_dir=site_dir, strict=args.strict)
     except SiteError as error:
         raise UsageError(str(error)) from error
     if finished.ok:

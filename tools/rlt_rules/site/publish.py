@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import process_running
+from ..model import LibraryError
 from . import RULES_DIR_ENV
 
 LATEST_ALIAS = "latest"
@@ -54,7 +55,10 @@ def build_site(
     steps and strict mode those of ``mkdocs build``) into a fresh folder beside the target
     (``site_dir``, else ``mkdocs.yml``'s), swapped in only on success: MkDocs writes the whole
     site before ``strict`` aborts, so a failed or killed build leaves the previous site as it
-    was. A killed build cannot remove its staging folder: the next build does."""
+    was. A killed build cannot remove its staging folder: the next build does.
+
+    The plugin validates the library, once: an invalid one raises :class:`LibraryError` (every
+    problem at its path, line and column) before a page is written."""
     target = site_target(config_file, site_dir)
     recover_interrupted_build(target)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -85,7 +89,8 @@ def _rules_dir_set(rules_dir: Path) -> Iterator[None]:
 
 def _mkdocs_build(config_file: Path, site_dir: Path, *, strict: bool) -> bool:
     """``mkdocs build`` in this process: one process, not two (Python's start-up and the
-    imports are paid once). False when MkDocs reports an error (it has shown it)."""
+    imports are paid once). False when MkDocs reports an error (it has shown it); the plugin's
+    :class:`LibraryError` is raised as it is, for the command line to print."""
     # mkdocs is an optional dependency (the "site" extra): imported only to build the site.
     from mkdocs.__main__ import ColorFormatter  # its command line's log format
 
@@ -97,6 +102,7 @@ def _mkdocs_build(config_file: Path, site_dir: Path, *, strict: bool) -> bool:
     logger = logging.getLogger("mkdocs")
     handler = logging.StreamHandler()
     handler.setFormatter(ColorFormatter())
+    handler.addFilter(_not_an_invalid_library)
     level, propagate = logger.level, logger.propagate
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
@@ -113,6 +119,9 @@ def _mkdocs_build(config_file: Path, site_dir: Path, *, strict: bool) -> bool:
         finally:
             config.plugins.on_shutdown()
     except MkDocsException as error:  # BuildError, ConfigurationError, strict mode's Abort
+        invalid = _invalid_library(error)
+        if invalid is not None:
+            raise invalid from None
         error.show()
         return False
     finally:
@@ -120,6 +129,23 @@ def _mkdocs_build(config_file: Path, site_dir: Path, *, strict: bool) -> bool:
         logger.setLevel(level)
         logger.propagate = propagate
     return True
+
+
+def _invalid_library(error: BaseException | None) -> LibraryError | None:
+    """The plugin's :class:`LibraryError` behind an error MkDocs raised (its ``Abort`` is raised
+    while handling the plugin's ``PluginError``, which is raised from the LibraryError)."""
+    seen = 0
+    while error is not None and seen < 8:
+        if isinstance(error, LibraryError):
+            return error
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return None
+
+
+def _not_an_invalid_library(record: logging.LogRecord) -> bool:
+    """Drop the error MkDocs logs while it handles the plugin's invalid-library error: the
+    command line prints those problems itself, once (:func:`_invalid_library`)."""
+    return record.levelno < logging.ERROR or _invalid_library(sys.exc_info()[1]) is None
 
 
 def site_target(config_file: Path, site_dir: Path | None) -> Path:
