@@ -57,8 +57,8 @@ class DocumentCache:
 
     ``markers`` holds the examples' markers the pair checks read; whoever else reads them
     (the site's rule pages) can share it, so that each example is tokenized once. What is
-    computed from one document alone (its detector and pair checks, its :class:`Rule`) is kept with it
-    (:meth:`remember`).
+    computed from one document alone (its detector and pair checks, its :class:`Rule`) is
+    kept with it (:meth:`remember`).
     """
 
     def __init__(self) -> None:

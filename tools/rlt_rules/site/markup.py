@@ -54,7 +54,9 @@ class GeneratedPage:
     ``source`` is the file the page is generated from (its "edit this page" target), or None.
     ``html_inserts`` holds, by name, HTML that Markdown need not parse (the index's 1,000
     rows): the page's Markdown has a ``<!-- rlt-html:NAME -->`` line in its place, which the
-    plugin replaces in the rendered page (:meth:`insert_html`).
+    plugin replaces in the rendered page (:meth:`insert_html`). ``sections`` are blocks of
+    Markdown (each ending with a newline) rendered each on its own (:mod:`.sections`: a
+    lesson's rules), which go, in order, where the page's :data:`SECTIONS_LINE` is.
     """
 
     src_uri: str
@@ -63,6 +65,7 @@ class GeneratedPage:
     in_nav: bool
     source: str | None
     html_inserts: tuple[tuple[str, str], ...] = ()
+    sections: tuple[str, ...] = ()
 
     def insert_html(self, rendered: str) -> str:
         """The page's rendered HTML with each insert in place of its marker."""
@@ -70,14 +73,26 @@ class GeneratedPage:
             rendered = rendered.replace(html_marker(name), block, 1)
         return rendered
 
+    def with_sections(self, markdown: str) -> str:
+        """``markdown`` (the page's, or what MkDocs read of it: without front matter) with the
+        page's sections in place: what a whole render renders."""
+        if not self.sections:
+            return markdown
+        return markdown.replace(SECTIONS_LINE, "".join(self.sections), 1)
+
     def inlined_markdown(self) -> str:
-        """The page as Markdown with its inserts inline as raw HTML (for MkDocs on its own)."""
-        return self.insert_html(self.markdown)
+        """The page as Markdown with its sections in place and its inserts inline as raw HTML
+        (for MkDocs on its own)."""
+        return self.insert_html(self.with_sections(self.markdown))
 
 
 def html_marker(name: str) -> str:
     """The line of a generated page's Markdown that an HTML insert replaces."""
     return f"<!-- rlt-html:{name} -->"
+
+
+#: The line of a generated page's Markdown (and a blank line) where its sections go.
+SECTIONS_LINE = html_marker("sections") + "\n\n"
 
 
 def rule_uri(rule_id: str) -> str:
