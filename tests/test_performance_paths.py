@@ -659,3 +659,19 @@ def test_pages_keep_the_parts_of_their_latest_use() -> None:
     assert memo.use("a.md", ["x"], make) == ["X"] and made[-1] == "x"  # "x" was dropped
     assert memo.use("a.md", ["x"], make, reusable=lambda value: False) == ["X"]
     assert made == ["x", "y", "x", "z", "x", "x"] and len(memo) == 2
+
+
+def test_a_rules_remembered_hash_is_that_of_its_compared_fields(library: Library) -> None:
+    """Rules key the site's memos: the hash kept on first use is the one the fields give, and
+    equal rules (a source position is not compared) hash alike."""
+    from dataclasses import fields
+
+    for rule in library.rules:
+        compared = tuple(getattr(rule, f.name) for f in fields(rule) if f.compare)
+        assert hash(rule) == hash(compared) == hash(rule)
+        moved = replace(rule, source=None)
+        assert moved == rule and hash(moved) == hash(rule)
+        renamed = replace(rule, title=rule.title + " (renamed)")
+        assert renamed != rule and hash(renamed) == hash(
+            tuple(getattr(renamed, f.name) for f in fields(renamed) if f.compare)
+        )
