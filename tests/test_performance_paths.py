@@ -585,12 +585,13 @@ def _lesson_rules_edited(rules: Path) -> None:
 
 
 @pytest.mark.parametrize("library_name", ["real", "edited", "site"])
-def test_lessons_spliced_from_their_sections_equal_lessons_rendered_whole(
+def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
     library_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The plugin renders each rule's section of a lesson on its own (a live preview keeps
-    them) and splices them into the page: the site equals one whose lessons are rendered
-    whole (the plugin's own fallback, forced here), every page and the search index."""
+    """The plugin renders each rule's section of a lesson, and each rule page's examples, on
+    their own (a live preview keeps them) and splices them into the page: the site equals one
+    whose pages are rendered whole (the plugin's own fallback, forced here), every page and
+    the search index."""
     from rlt_rules.site import plugin
 
     rules = tmp_path / "rules"
@@ -612,8 +613,9 @@ def test_lessons_spliced_from_their_sections_equal_lessons_rendered_whole(
     _build_in_process(tmp_path / "spliced")
     monkeypatch.setattr(plugin, "splice", lambda *args, **kwargs: None)
     _build_in_process(tmp_path / "whole")
-    lessons = len(load_library(rules).categories)
-    assert outcomes == [True] * lessons
+    library = load_library(rules)
+    with_examples = sum(1 for rule in library.rules if rule.examples)  # their examples section
+    assert outcomes == [True] * (len(library.categories) + with_examples)
     assert_same_site(tmp_path / "spliced", tmp_path / "whole")
 
 

@@ -76,9 +76,7 @@ class GeneratedPage:
     def with_sections(self, markdown: str) -> str:
         """``markdown`` (the page's, or what MkDocs read of it: without front matter) with the
         page's sections in place: what a whole render renders."""
-        if not self.sections:
-            return markdown
-        return markdown.replace(SECTIONS_LINE, "".join(self.sections), 1)
+        return with_sections(markdown, self.sections)
 
     def inlined_markdown(self) -> str:
         """The page as Markdown with its sections in place and its inserts inline as raw HTML
@@ -93,6 +91,13 @@ def html_marker(name: str) -> str:
 
 #: The line of a generated page's Markdown (and a blank line) where its sections go.
 SECTIONS_LINE = html_marker("sections") + "\n\n"
+
+
+def with_sections(markdown: str, sections: tuple[str, ...]) -> str:
+    """``markdown`` with ``sections`` in place of its :data:`SECTIONS_LINE`."""
+    if not sections:
+        return markdown
+    return markdown.replace(SECTIONS_LINE, "".join(sections), 1)
 
 
 def rule_uri(rule_id: str) -> str:

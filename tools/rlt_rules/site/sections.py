@@ -8,10 +8,10 @@ A page with sections (:attr:`~.markup.GeneratedPage.sections`) has the line
 (:meth:`mkdocs.structure.pages.Page.render`: the site's Markdown extensions, links resolved and
 checked from the page's own URI), and puts them in place so that the page is the one a whole
 render gives: the sections' HTML joined as Markdown joins blocks, the table of contents and
-the anchors merged in page order, and the code blocks' line ids (``__span-N-L``, which
-pymdownx numbers per page, in page order) numbered again across the page. Where a whole render
-would let one section change another (a reference definition, ``[TOC]``, tabbed sets, a
-heading id used twice), :func:`splice` says so and the plugin renders the page whole.
+the anchors merged in page order, and what pymdownx numbers per page in page order (code
+blocks' line ids ``__span-N-L``, tabbed sets) numbered again across the page. Where a whole
+render would let one section change another (a reference definition, ``[TOC]``, a heading id
+used twice), :func:`splice` says so and the plugin renders the page whole.
 
 A rendered section is kept (:class:`~rlt_rules.memo.ByPage`, on the plugin's ``PageCache``) by
 its Markdown and :func:`build_key`, unless rendering it logged a warning (a broken link): that
@@ -41,10 +41,15 @@ SECTIONS = "sections"
 #: Markdown that reaches across blocks: a reference, footnote or abbreviation definition (any
 #: block of the page may use it) and the table-of-contents marker.
 _SHARED_MARKDOWN = re.compile(r"(?m)^ {0,3}\*?\[[^\]\n]+\]:|\[TOC\]")
-#: A code block's line span as pymdownx writes it (``line_spans: __span``): block, line.
-_LINE_SPAN = re.compile(r'<span id="__span-(\d+)-')
-#: Ids pymdownx.tabbed numbers per page.
-_TABBED = "__tabbed_"
+#: What pymdownx numbers per page, as its tags are written (``<`` never starts rule text
+#: there: it is escaped): a code block's line spans (``line_spans: __span``; blocks from 0),
+#: and a tabbed set's container, radio buttons and labels (sets from 1).
+_SPAN = re.compile(r'<span id="__span-(\d+)-(\d+)">')
+_TAB_SET = re.compile(r'(<div class="tabbed-set[^"<>]*" data-tabs=")(\d+)(:\d+">)')
+_TAB_INPUT = re.compile(
+    r'<input (checked="checked" )?id="__tabbed_(\d+)_(\d+)" name="__tabbed_(\d+)"'
+)
+_TAB_LABEL = re.compile(r'<label for="__tabbed_(\d+)_(\d+)">')
 _MKDOCS_LOGGER = "mkdocs"
 
 
@@ -130,7 +135,7 @@ def splice(html: str, page: Page, sections: Sequence[RenderedSection], files: Fi
     page must be rendered whole."""
     marker = html_marker(SECTIONS)
     at = html.find(marker)
-    if at < 0 or any(_TABBED in section.html for section in sections):
+    if at < 0:
         return None
     before, after = html[:at], html[at + len(marker) :]
     skeleton_toc = list(_flat(page.toc))
@@ -150,7 +155,7 @@ def splice(html: str, page: Page, sections: Sequence[RenderedSection], files: Fi
     last = len(sections) - 1
     pieces = [before]
     pieces += [s.html + ("\n" if i < last or after else "") for i, s in enumerate(sections)]
-    spliced = "".join(_number_line_spans([*pieces, after]))
+    spliced = "".join(_numbered_per_page([*pieces, after]))
     toc = [entry for entry in skeleton_toc if _position(html, entry.id) < at]
     toc += [entry for section in sections for entry in section.toc]
     toc += [entry for entry in skeleton_toc if _position(html, entry.id) >= at]
@@ -171,20 +176,45 @@ def splice(html: str, page: Page, sections: Sequence[RenderedSection], files: Fi
     return spliced
 
 
-def _number_line_spans(pieces: Sequence[str]) -> Iterator[str]:
-    """Each piece with its code blocks' line ids numbered on from the pieces before it, in the
-    order the blocks appear (as pymdownx numbers a whole page's)."""
-    following = 0
+def _numbered_per_page(pieces: Sequence[str]) -> Iterator[str]:
+    """Each piece with the numbers pymdownx gives per page (code blocks' line spans, tabbed
+    sets) continued from the pieces before it, in the order they appear, as a whole page's."""
+    blocks_before, sets_before = 0, 0
     for piece in pieces:
-        numbers: dict[str, int] = {}
-        for block in _LINE_SPAN.findall(piece):
-            if block not in numbers:
-                numbers[block] = following
-                following += 1
-        if all(int(block) == new for block, new in numbers.items()):
-            yield piece
-        else:
-            yield _LINE_SPAN.sub(lambda m, n=numbers: f'<span id="__span-{n[m.group(1)]}-', piece)
+        blocks = _first_appearances([m[0] for m in _SPAN.findall(piece)], blocks_before)
+        sets = _first_appearances([m[1] for m in _TAB_SET.findall(piece)], sets_before + 1)
+        blocks_before += len(blocks)
+        sets_before += len(sets)
+        yield _renumbered(piece, blocks, sets)
+
+
+def _renumbered(piece: str, blocks: dict[str, int], sets: dict[str, int]) -> str:
+    if any(int(old) != new for old, new in blocks.items()):
+        piece = _SPAN.sub(lambda m: f'<span id="__span-{blocks[m[1]]}-{m[2]}">', piece)
+    if all(int(old) == new for old, new in sets.items()):
+        return piece
+
+    def tab_set(number: str) -> int:
+        return sets.get(number, int(number))
+
+    piece = _TAB_SET.sub(lambda m: f"{m[1]}{tab_set(m[2])}{m[3]}", piece)
+    piece = _TAB_INPUT.sub(
+        lambda m: (
+            f'<input {m[1] or ""}id="__tabbed_{tab_set(m[2])}_{m[3]}" '
+            f'name="__tabbed_{tab_set(m[4])}"'
+        ),
+        piece,
+    )
+    return _TAB_LABEL.sub(lambda m: f'<label for="__tabbed_{tab_set(m[1])}_{m[2]}">', piece)
+
+
+def _first_appearances(found: Iterable[str], first: int) -> dict[str, int]:
+    """Each distinct number of ``found``, in order, numbered on from ``first``."""
+    numbers: dict[str, int] = {}
+    for number in found:
+        if number not in numbers:
+            numbers[number] = first + len(numbers)
+    return numbers
 
 
 def _position(html: str, anchor: str) -> int:
