@@ -28,7 +28,7 @@ from ..pairs import ExamplePair, pairs_of
 from .cache import PageCache
 from .examples_section import CHANGES_TITLE, differing_lines, split_output
 from .markup import (
-    SECTIONS_LINE,
+    SECTIONS_MARKER,
     GeneratedPage,
     fenced,
     href,
@@ -247,7 +247,7 @@ def _count(n: int, what: str) -> str:
 
 def lesson_page(library: Library, category: Category, item_count: int) -> str:
     """A category's lesson: what goes wrong, then each taught rule with one worked pair (the
-    :func:`lesson_sections`, rendered each on its own, at :data:`SECTIONS_LINE`)."""
+    :func:`lesson_sections`, rendered each on its own, at :data:`SECTIONS_MARKER`)."""
     here = lesson_uri(category.id)
     number = _number(library, category)
     taught = [rule for rule in taught_rules(library) if rule.category == category.id]
@@ -272,7 +272,7 @@ def lesson_page(library: Library, category: Category, item_count: int) -> str:
     if not taught:
         out += ["This category has no active rule to learn.", ""]
     if taught:
-        out += [SECTIONS_LINE.removesuffix("\n\n"), ""]
+        out += [SECTIONS_MARKER, ""]
     if others:
         listed = ", ".join(
             f"[{rule_label(rule)}]({link(here, rule_uri(rule.id))}) ({rule.status})"

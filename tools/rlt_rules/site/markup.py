@@ -56,7 +56,8 @@ class GeneratedPage:
     rows): the page's Markdown has a ``<!-- rlt-html:NAME -->`` line in its place, which the
     plugin replaces in the rendered page (:meth:`insert_html`). ``sections`` are blocks of
     Markdown (each ending with a newline) rendered each on its own (:mod:`.sections`: a
-    lesson's rules), which go, in order, where the page's :data:`SECTIONS_LINE` is.
+    lesson's rules, a rule page's examples), which go, in order, where the page's
+    :data:`SECTIONS_MARKER` line is.
     """
 
     src_uri: str
@@ -89,8 +90,10 @@ def html_marker(name: str) -> str:
     return f"<!-- rlt-html:{name} -->"
 
 
-#: The line of a generated page's Markdown (and a blank line) where its sections go.
-SECTIONS_LINE = html_marker("sections") + "\n\n"
+#: The line of a generated page's Markdown where its sections go (:mod:`.sections`), and
+#: that line with the blank line that follows it.
+SECTIONS_MARKER = html_marker("sections")
+SECTIONS_LINE = SECTIONS_MARKER + "\n\n"
 
 
 def with_sections(markdown: str, sections: tuple[str, ...]) -> str:

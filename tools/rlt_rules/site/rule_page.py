@@ -19,7 +19,7 @@ from .examples_section import examples_section
 from .hints import hints_markdown
 from .markup import (
     CHANGELOG_URI,
-    SECTIONS_LINE,
+    SECTIONS_MARKER,
     category_uri,
     link,
     markdown,
@@ -71,7 +71,7 @@ def _named(rule: Rule) -> Named:
 
 @dataclass(frozen=True, slots=True)
 class RulePageText:
-    """A rule page's Markdown with :data:`~.markup.SECTIONS_LINE` where its examples go, and
+    """A rule page's Markdown with :data:`~.markup.SECTIONS_MARKER` where its examples go, and
     the examples section (rendered on its own: :mod:`.sections`)."""
 
     markdown: str
@@ -158,7 +158,7 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
     sections: tuple[str, ...] = ()
     if rule.examples:
         sections = ("\n".join(_examples(rule, cache)) + "\n",)
-        out += [SECTIONS_LINE.removesuffix("\n\n"), ""]
+        out += [SECTIONS_MARKER, ""]
     if page.related:
         out += ["## Related rules", ""]
         out += [f"- [{_label(named)}]({link(here, rule_uri(named[0]))})" for named in page.related]

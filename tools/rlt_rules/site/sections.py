@@ -1,17 +1,19 @@
 """A generated page's sections, each rendered to HTML on its own and kept while it is unchanged:
 a lesson teaches about 250 rules at 1,000, and editing one of them renders its section only,
-not the whole lesson (two seconds of Python-Markdown and Pygments).
+not the whole lesson (two seconds of Python-Markdown and Pygments); a rule page's examples are
+its section, so a page rendered again for a neighbour's new title keeps them.
 
 A page with sections (:attr:`~.markup.GeneratedPage.sections`) has the line
-``<!-- rlt-html:sections -->`` where they go. MkDocs renders the rest of the page as usual;
-:func:`splice` (the plugin's ``on_page_content``) renders each section as MkDocs renders a page
-(:meth:`mkdocs.structure.pages.Page.render`: the site's Markdown extensions, links resolved and
-checked from the page's own URI), and puts them in place so that the page is the one a whole
-render gives: the sections' HTML joined as Markdown joins blocks, the table of contents and
-the anchors merged in page order, and what pymdownx numbers per page in page order (code
-blocks' line ids ``__span-N-L``, tabbed sets) numbered again across the page. Where a whole
-render would let one section change another (a reference definition, ``[TOC]``, a heading id
-used twice), :func:`splice` says so and the plugin renders the page whole.
+:data:`~.markup.SECTIONS_MARKER` where they go. MkDocs renders the rest of the page as usual;
+:func:`rendered_sections` renders each section as MkDocs renders a page
+(:meth:`mkdocs.structure.pages.Page.render`: the site's Markdown extensions, links resolved
+and checked from the page's own URI), and :func:`splice` (the plugin's ``on_page_content``)
+puts them in place so that the page is the one a whole render gives: the sections' HTML
+joined as Markdown joins blocks, the table of contents and the anchors merged in page order,
+and what pymdownx numbers per page in page order (code blocks' line ids ``__span-N-L``,
+tabbed sets) numbered again across the page. Where a whole render would let one section
+change another (a reference definition, ``[TOC]``, a heading id used twice), the plugin
+renders the page whole.
 
 A rendered section is kept (:class:`~rlt_rules.memo.ByPage`, on the plugin's ``PageCache``) by
 its Markdown and :func:`build_key`, unless rendering it logged a warning (a broken link): that
@@ -34,10 +36,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
 from ..memo import ByPage
-from .markup import html_marker
+from .markup import SECTIONS_MARKER
 
-#: The name of the marker line the sections replace.
-SECTIONS = "sections"
 #: Markdown that reaches across blocks: a reference, footnote or abbreviation definition (any
 #: block of the page may use it) and the table-of-contents marker.
 _SHARED_MARKDOWN = re.compile(r"(?m)^ {0,3}\*?\[[^\]\n]+\]:|\[TOC\]")
@@ -133,11 +133,10 @@ def splice(html: str, page: Page, sections: Sequence[RenderedSection], files: Fi
     """``html`` (the page rendered without its sections) with ``sections`` in place, and the
     page's table of contents and anchors made the whole page's; None (page unchanged) when the
     page must be rendered whole."""
-    marker = html_marker(SECTIONS)
-    at = html.find(marker)
+    at = html.find(SECTIONS_MARKER)
     if at < 0:
         return None
-    before, after = html[:at], html[at + len(marker) :]
+    before, after = html[:at], html[at + len(SECTIONS_MARKER) :]
     skeleton_toc = list(_flat(page.toc))
     # Heading ids a whole render would have made unique across the page.
     owners = Counter(entry.id for entry in skeleton_toc)
