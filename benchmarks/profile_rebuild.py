@@ -1,15 +1,15 @@
 """Profile a live-preview rebuild in one process, as ``mkdocs serve --dirty`` builds.
 
-    .venv/bin/python benchmarks/profile_rebuild.py --size 1000 --edit statement --top 30
+    .venv/bin/python benchmarks/profile_rebuild.py --size 1000 --edit statement title --top 30
 
 Writes a synthetic library of ``--size`` rules (:mod:`synth`), builds it once the way
 ``rlt-rules site serve`` does (the plugin kept across builds, dirty builds), then edits the
-middle rule ``--edits`` times (its statement or its title, as ``run.py``'s serve benchmark
-does) and rebuilds after each edit. Prints each build's wall and CPU time (CPU time moves
-less with the machine's load: compare trees by it); the last rebuild runs under cProfile,
-whose ``--top`` functions by cumulative time are printed (``--save FILE`` keeps the whole
-profile for ``python -m pstats``). ``--first`` profiles the first build instead, ``--top 0``
-none.
+middle rule ``--edits`` times per kind of ``--edit`` (its statement, its title, or both in
+turn, as ``run.py``'s serve benchmark does) and rebuilds after each edit. Prints each
+build's wall and CPU time (CPU time moves less with the machine's load: compare trees by it);
+the last rebuild runs under cProfile, whose ``--top`` functions by cumulative time are
+printed (``--save FILE`` keeps the whole profile for ``python -m pstats``). ``--first``
+profiles the first build instead, ``--top 0`` none.
 
 What it leaves out of the server's time: noticing the edit (the watcher's poll and delay) and
 serving the page.
@@ -38,8 +38,8 @@ from rlt_rules.site import RULES_DIR_ENV
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=1000)
-    parser.add_argument("--edit", choices=sorted(EDITS), default="statement")
-    parser.add_argument("--edits", type=int, default=2, help="rebuilds; the last is profiled")
+    parser.add_argument("--edit", choices=sorted(EDITS), nargs="+", default=["statement"])
+    parser.add_argument("--edits", type=int, default=2, help="rebuilds per kind of edit")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--first", action="store_true", help="profile the first build")
     parser.add_argument("--save", type=Path, help="write the profile here")
@@ -65,13 +65,14 @@ def main() -> None:
             with _profiled(profiler, on=args.first and args.top > 0):
                 build(first, serve_url=first.site_url, dirty=True)
             print(f"first build: {_since(started, cpu)}", flush=True)
-            for number in range(1, args.edits + 1):
-                EDITS[args.edit](rule_file, f"Edit {number}.")
+            rebuilds = [(kind, n) for kind in args.edit for n in range(1, args.edits + 1)]
+            for index, (kind, number) in enumerate(rebuilds, start=1):
+                EDITS[kind](rule_file, f"Edit {number}.")
                 started, cpu = time.perf_counter(), time.process_time()
-                last = number == args.edits and not args.first and args.top > 0
+                last = index == len(rebuilds) and not args.first and args.top > 0
                 with _profiled(profiler, on=last):
                     build(config(), serve_url=first.site_url, dirty=True)
-                print(f"rebuild {number} ({args.edit}): {_since(started, cpu)}", flush=True)
+                print(f"rebuild {number} ({kind}): {_since(started, cpu)}", flush=True)
         finally:
             first.plugins.on_shutdown()
     if args.top <= 0:
