@@ -564,3 +564,119 @@ def test_raw_html_links_are_the_urls_mkdocs_writes(directory_urls: bool) -> None
                 here,
                 there,
             )
+
+
+# --- a lesson's sections, rendered each on its own ------------------------------------------
+
+
+def _build_in_process(site_dir: Path) -> None:
+    """``mkdocs build`` of the repository's site in this process (the library named by
+    ``$RLT_RULES_DIR``), so that a test can watch the plugin's splice."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site_dir)))
+
+
+def _lesson_rules_edited(rules: Path) -> None:
+    """Statements with what a splice must number and merge across sections: fenced code (line
+    ids), headings of their own (the table of contents), links to another page's anchor."""
+    block = "\n\n  ### Where it shows\n\n  ```python\n  plan = admit(request)\n  ```\n\n  "
+    edit(rules / "R05.yaml", "statement: |-\n  ", f"statement: |-\n  Before.{block}")
+    link = "See [the lesson's opening](../learn/index.md#learn) first.\n\n  ```text\n  out\n  ```"
+    edit(rules / "R07.yaml", "statement: |-\n  ", f"statement: |-\n  {link}\n\n  ")
+
+
+@pytest.mark.parametrize("library_name", ["real", "edited", "site"])
+def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
+    library_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin renders each rule's section of a lesson, and each rule page's examples, on
+    their own (a live preview keeps them) and splices them into the page: the site equals one
+    whose pages are rendered whole (the plugin's own fallback, forced here), every page and
+    the search index."""
+    from rlt_rules.site import plugin
+
+    rules = tmp_path / "rules"
+    source = LIBRARIES["real" if library_name == "edited" else library_name]
+    shutil.copytree(source, rules, ignore=shutil.ignore_patterns("__pycache__"))
+    if library_name == "edited":
+        _lesson_rules_edited(rules)
+    monkeypatch.setenv("RLT_RULES_DIR", str(rules))
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    outcomes: list[bool] = []
+    splice = plugin.splice
+
+    def watched(*args, **kwargs):
+        spliced = splice(*args, **kwargs)
+        outcomes.append(spliced is not None)
+        return spliced
+
+    monkeypatch.setattr(plugin, "splice", watched)
+    _build_in_process(tmp_path / "spliced")
+    monkeypatch.setattr(plugin, "splice", lambda *args, **kwargs: None)
+    _build_in_process(tmp_path / "whole")
+    library = load_library(rules)
+    with_examples = sum(1 for rule in library.rules if rule.examples)  # their examples section
+    assert outcomes == [True] * (len(library.categories) + with_examples)
+    assert_same_site(tmp_path / "spliced", tmp_path / "whole")
+
+
+def test_sections_that_would_change_each_other_are_rendered_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference defined in one section and used in another, and a heading id two sections
+    share: rendered whole, the page links the reference and makes the second id unique."""
+    rules = tmp_path / "rules"
+    shutil.copytree(LIBRARIES["real"], rules, ignore=shutil.ignore_patterns("__pycache__"))
+    statement = "statement: |-\n  "
+    edit(rules / "R05.yaml", statement, f"{statement}[kv]: https://kv.example/\n\n  ")
+    edit(rules / "R06.yaml", statement, f"{statement}Read [the pool][kv]. ")
+    heading = "statement: |-\n  ### Owner\n\n  "
+    edit(rules / "R01.yaml", "statement: |-\n  ", heading)
+    edit(rules / "R02.yaml", "statement: |-\n  ", heading)
+    monkeypatch.setenv("RLT_RULES_DIR", str(rules))
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    _build_in_process(tmp_path / "site")
+    library = load_library(rules)
+    interfaces = library.rule("R06").category
+    lesson = (tmp_path / "site" / "learn" / interfaces / "index.html").read_text("utf-8")
+    assert 'Read <a href="https://kv.example/">the pool</a>' in lesson
+    state = library.rule("R01").category
+    lesson = (tmp_path / "site" / "learn" / state / "index.html").read_text("utf-8")
+    assert 'id="owner"' in lesson and 'id="owner_1"' in lesson
+
+
+def test_pages_keep_the_parts_of_their_latest_use() -> None:
+    from rlt_rules.memo import ByPage
+
+    made: list[str] = []
+
+    def make(key: str) -> str:
+        made.append(key)
+        return key.upper()
+
+    memo: ByPage[str, str] = ByPage()
+    assert memo.use("a.md", ["x", "y"], make) == ["X", "Y"]
+    assert memo.use("b.md", ["x"], make) == ["X"]  # another page makes its own
+    assert memo.use("a.md", ["y", "z"], make) == ["Y", "Z"]
+    assert made == ["x", "y", "x", "z"]
+    assert memo.use("a.md", ["x"], make) == ["X"] and made[-1] == "x"  # "x" was dropped
+    assert memo.use("a.md", ["x"], make, reusable=lambda value: False) == ["X"]
+    assert made == ["x", "y", "x", "z", "x", "x"] and len(memo) == 2
+
+
+def test_a_rules_remembered_hash_is_that_of_its_compared_fields(library: Library) -> None:
+    """Rules key the site's memos: the hash kept on first use is the one the fields give, and
+    equal rules (a source position is not compared) hash alike."""
+    from dataclasses import fields
+
+    for rule in library.rules:
+        compared = tuple(getattr(rule, f.name) for f in fields(rule) if f.compare)
+        assert hash(rule) == hash(compared) == hash(rule)
+        moved = replace(rule, source=None)
+        assert moved == rule and hash(moved) == hash(rule)
+        renamed = replace(rule, title=rule.title + " (renamed)")
+        assert renamed != rule and hash(renamed) == hash(
+            tuple(getattr(renamed, f.name) for f in fields(renamed) if f.compare)
+        )

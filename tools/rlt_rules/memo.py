@@ -1,12 +1,13 @@
 """A memo for a process that computes the same things again and again (the site's preview).
 
-Each :class:`Recent` belongs to one owner (an object that lives as long as the process's
-work, such as the site plugin), never to a module: a one-off command makes its own or none.
+Each :class:`Recent` or :class:`ByPage` belongs to one owner (an object that lives as long as
+the process's work, such as the site plugin), never to a module: a one-off command makes its
+own or none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 
 
 class Recent[K: Hashable, V]:
@@ -40,3 +41,36 @@ class Recent[K: Hashable, V]:
 
     def __len__(self) -> int:
         return len(self._current.keys() | self._previous.keys())
+
+
+class ByPage[K: Hashable, V]:
+    """Values by page and key, for the parts a page is made of: each page keeps what its
+    latest use asked for (:meth:`use`), so a page a build does not render again keeps its
+    parts, and a page rendered again drops the parts it no longer has."""
+
+    __slots__ = ("_pages",)
+
+    def __init__(self) -> None:
+        self._pages: dict[str, dict[K, V]] = {}
+
+    def use(
+        self,
+        page: str,
+        keys: Sequence[K],
+        make: Callable[[K], V],
+        *,
+        reusable: Callable[[V], bool] = lambda value: True,
+    ) -> list[V]:
+        """The value of each key of ``page``, in order: kept from the page's last use when
+        ``reusable``, else ``make(key)``; the page keeps these values only."""
+        kept = self._pages.get(page, {})
+        used: dict[K, V] = {}
+        for key in keys:
+            if key not in used:
+                value = kept.get(key)
+                used[key] = value if value is not None and reusable(value) else make(key)
+        self._pages[page] = used
+        return [used[key] for key in keys]
+
+    def __len__(self) -> int:
+        return sum(len(values) for values in self._pages.values())

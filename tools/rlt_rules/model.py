@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -306,6 +306,16 @@ class Rule:
     retired_reason: str | None = None
     detectors: tuple[Detector, ...] = ()
     source: SourceRef | None = field(default=None, compare=False)
+    #: The hash, computed on first use: the site's memos look rules up by value thousands of
+    #: times per build, and a rule's hash covers every example and detector.
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            compared = tuple(getattr(self, name) for name in _RULE_COMPARED)
+            object.__setattr__(self, "_hash", hash(compared))
+        assert self._hash is not None
+        return self._hash
 
     @property
     def number(self) -> int:
@@ -371,6 +381,10 @@ class Rule:
             detectors=tuple(Detector.from_dict(item) for item in data.get("detectors", ())),
             source=source,
         )
+
+
+#: The fields equality compares, which the hash covers.
+_RULE_COMPARED = tuple(f.name for f in fields(Rule) if f.compare)
 
 
 @dataclass(frozen=True, slots=True)

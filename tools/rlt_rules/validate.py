@@ -57,8 +57,8 @@ class DocumentCache:
 
     ``markers`` holds the examples' markers the pair checks read; whoever else reads them
     (the site's rule pages) can share it, so that each example is tokenized once. What is
-    computed from one document alone (its pair checks, its :class:`Rule`) is kept with it
-    (:meth:`remember`).
+    computed from one document alone (its detector and pair checks, its :class:`Rule`) is
+    kept with it (:meth:`remember`).
     """
 
     def __init__(self) -> None:
@@ -118,6 +118,10 @@ def _load_and_check(
     if loaded.document is None:
         return loaded, []
     return loaded, schema_diagnostics(loaded.document, schema_name)
+
+
+def _detector_problems(document: Document) -> tuple[Diagnostic, ...]:
+    return tuple(detector_diagnostics(document))
 
 
 def check_records(
@@ -185,7 +189,12 @@ def check_records(
             continue
         diagnostics.extend(schema_errors)
         if not schema_errors:
-            diagnostics.extend(detector_diagnostics(loaded.document))
+            # A function of the file alone: a live preview checks only the changed files'.
+            if cache is not None:
+                found = cache.remember(loaded.document, "detectors", _detector_problems)
+            else:
+                found = _detector_problems(loaded.document)
+            diagnostics.extend(found)
             rule_docs.append(loaded.document)
         elif isinstance(loaded.document.data.get("id"), str):
             # Keep a partial record for the cross-record checks, so one run reports them too.

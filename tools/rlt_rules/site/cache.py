@@ -9,7 +9,7 @@ own: what is worth remembering across builds is remembered here.
 
 from __future__ import annotations
 
-from ..memo import Recent
+from ..memo import ByPage, Recent
 from ..pairs import MarkerCache
 
 
@@ -29,6 +29,7 @@ class PageCache:
         "pair_diffs",
         "practice_items",
         "rule_pages",
+        "sections",
         "shown_programs",
     )
 
@@ -46,6 +47,9 @@ class PageCache:
         self.filter_texts: Recent = Recent()
         #: A rule's section of its lesson, by the lesson's URI and the rule.
         self.lesson_sections: Recent = Recent()
+        #: A page's sections as HTML, by page (:mod:`.sections`): kept while the page is not
+        #: rendered again.
+        self.sections: ByPage = ByPage()
         #: The practice items of a library, by category (the pages and the JSON files ask).
         self.practice_items: Recent = Recent()
         #: A bad program as practice shows it, by its code and rule id; a pair's diff by the

@@ -29,6 +29,7 @@ from ..render.text import expected_output
 from .cache import PageCache
 from .examples_section import CHANGES_TITLE, differing_lines, split_output
 from .markup import (
+    SECTIONS_MARKER,
     GeneratedPage,
     href,
     link,
@@ -99,9 +100,10 @@ def generated_pages(
         pages.append(
             GeneratedPage(
                 lesson_uri(category.id),
-                lesson_page(library, category, count, cache),
+                lesson_page(library, category, count),
                 in_nav=True,
                 source=source,
+                sections=lesson_sections(library, category, cache),
             )
         )
         pages.append(
@@ -207,12 +209,9 @@ def _count(n: int, what: str) -> str:
 # --- lessons -------------------------------------------------------------------------------
 
 
-def lesson_page(
-    library: Library, category: Category, item_count: int, cache: PageCache | None = None
-) -> str:
-    """A category's lesson: what goes wrong, then each taught rule with one worked pair.
-    ``cache`` keeps each rule's section for the next build."""
-    sections = (cache or PageCache()).lesson_sections
+def lesson_page(library: Library, category: Category, item_count: int) -> str:
+    """A category's lesson: what goes wrong, then each taught rule with one worked pair (the
+    :func:`lesson_sections`, rendered each on its own, at :data:`SECTIONS_MARKER`)."""
     here = lesson_uri(category.id)
     number = _number(library, category)
     taught = [rule for rule in taught_rules(library) if rule.category == category.id]
@@ -236,8 +235,8 @@ def lesson_page(
         out += ["## What goes wrong", "", markdown(category.what_goes_wrong), ""]
     if not taught:
         out += ["This category has no active rule to learn.", ""]
-    for rule in taught:
-        out += sections.get((here, rule), _rule_section)
+    if taught:
+        out += [SECTIONS_MARKER, ""]
     if others:
         listed = ", ".join(
             f"[{rule_label(rule)}]({link(here, rule_uri(rule.id))}) ({rule.status})"
@@ -246,6 +245,17 @@ def lesson_page(
         out += [f"Also in this category, not taught here: {listed}.", ""]
     out += ["## Practice", "", *_lesson_end(library, category, item_count), ""]
     return "\n".join(out)
+
+
+def lesson_sections(
+    library: Library, category: Category, cache: PageCache | None = None
+) -> tuple[str, ...]:
+    """Each taught rule's section of the category's lesson, as Markdown; ``cache`` keeps each
+    for the next build."""
+    sections = (cache or PageCache()).lesson_sections
+    here = lesson_uri(category.id)
+    taught = [rule for rule in taught_rules(library) if rule.category == category.id]
+    return tuple("\n".join(sections.get((here, rule), _rule_section)) + "\n" for rule in taught)
 
 
 def _rule_section(key: tuple[str, Rule]) -> tuple[str, ...]:

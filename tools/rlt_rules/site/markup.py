@@ -54,7 +54,10 @@ class GeneratedPage:
     ``source`` is the file the page is generated from (its "edit this page" target), or None.
     ``html_inserts`` holds, by name, HTML that Markdown need not parse (the index's 1,000
     rows): the page's Markdown has a ``<!-- rlt-html:NAME -->`` line in its place, which the
-    plugin replaces in the rendered page (:meth:`insert_html`).
+    plugin replaces in the rendered page (:meth:`insert_html`). ``sections`` are blocks of
+    Markdown (each ending with a newline) rendered each on its own (:mod:`.sections`: a
+    lesson's rules, a rule page's examples), which go, in order, where the page's
+    :data:`SECTIONS_MARKER` line is.
     """
 
     src_uri: str
@@ -63,6 +66,7 @@ class GeneratedPage:
     in_nav: bool
     source: str | None
     html_inserts: tuple[tuple[str, str], ...] = ()
+    sections: tuple[str, ...] = ()
 
     def insert_html(self, rendered: str) -> str:
         """The page's rendered HTML with each insert in place of its marker."""
@@ -70,14 +74,33 @@ class GeneratedPage:
             rendered = rendered.replace(html_marker(name), block, 1)
         return rendered
 
+    def with_sections(self, markdown: str) -> str:
+        """``markdown`` (the page's, or what MkDocs read of it: without front matter) with the
+        page's sections in place: what a whole render renders."""
+        return with_sections(markdown, self.sections)
+
     def inlined_markdown(self) -> str:
-        """The page as Markdown with its inserts inline as raw HTML (for MkDocs on its own)."""
-        return self.insert_html(self.markdown)
+        """The page as Markdown with its sections in place and its inserts inline as raw HTML
+        (for MkDocs on its own)."""
+        return self.insert_html(self.with_sections(self.markdown))
 
 
 def html_marker(name: str) -> str:
     """The line of a generated page's Markdown that an HTML insert replaces."""
     return f"<!-- rlt-html:{name} -->"
+
+
+#: The line of a generated page's Markdown where its sections go (:mod:`.sections`), and
+#: that line with the blank line that follows it.
+SECTIONS_MARKER = html_marker("sections")
+SECTIONS_LINE = SECTIONS_MARKER + "\n\n"
+
+
+def with_sections(markdown: str, sections: tuple[str, ...]) -> str:
+    """``markdown`` with ``sections`` in place of its :data:`SECTIONS_LINE`."""
+    if not sections:
+        return markdown
+    return markdown.replace(SECTIONS_LINE, "".join(sections), 1)
 
 
 def category_uri(category_id: str) -> str:

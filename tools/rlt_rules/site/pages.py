@@ -35,7 +35,7 @@ from .markup import (
     rule_uri,
 )
 from .reference import format_reference_page
-from .rule_page import rule_page
+from .rule_page import rule_page_text
 
 #: The sample review page, at the docs root (its rule links are ``rules/<id>.md``).
 REVIEW_URI = "review-example.md"
@@ -64,11 +64,13 @@ def rule_pages(site: SiteInput) -> Iterable[GeneratedPage]:
     library = site.library
     for rule in library.rules:
         history = rule_history(site.history, rule.id)
+        text = rule_page_text(library, rule, history, site.cache)
         yield GeneratedPage(
             rule_uri(rule.id),
-            rule_page(library, rule, history, site.cache),
+            text.markdown,
             in_nav=False,
             source=rule.source.path if rule.source is not None else None,
+            sections=text.sections,
         )
 
 

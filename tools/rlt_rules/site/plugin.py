@@ -49,6 +49,7 @@ from .markup import GeneratedPage, output_path, rule_uri
 from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
+from .sections import build_key, rendered_sections, shares_markdown, splice
 from .serve import watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
 
@@ -74,6 +75,9 @@ class SiteBuild:
     generated: dict[str, GeneratedPage] = field(default_factory=dict)
     listing_uri: str | None = None
     rules_by_uri: dict[str, Rule] = field(default_factory=dict)
+    #: Set by ``on_files``: what generated pages' sections are rendered with
+    #: (:func:`.sections.build_key`).
+    section_key: str = ""
     #: Set by ``on_nav``: every page's source URI, in the order MkDocs renders them.
     page_order: tuple[str, ...] = ()
     #: A live preview's part of this build (None outside ``mkdocs serve --dirty``).
@@ -189,6 +193,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             files.append(file)
         for side_file in assembly.files:
             files.append(File.generated(config, side_file.uri, content=side_file.content))
+        build.section_key = build_key(config, files)
         return files
 
     def _fill(self, markdown: str, page_uri: str) -> Filled:
@@ -217,7 +222,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             inputs[file.src_uri] = ((filled[file.src_uri].markdown, listing), file.dest_uri)
         for page in build.generated.values():
             output = output_path(page.src_uri, directory_urls=directory_urls)
-            inputs[page.src_uri] = ((page.markdown, page.html_inserts), output)
+            inputs[page.src_uri] = ((page.markdown, page.html_inserts, page.sections), output)
         preview = self._preview.plan(layout, inputs, config.site_dir)
         plan = preview.plan
         if isinstance(plan, FullBuild):
@@ -262,15 +267,39 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         return filled.markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """Put a generated page's HTML inserts and the tags listing in place."""
+        """Put a generated page's sections, HTML inserts and the tags listing in place."""
         build = self._current()
         uri = page.file.src_uri
         generated = build.generated.get(uri)
+        if generated is not None and generated.sections:
+            html = self._with_sections(html, page, generated, config, files)
         if generated is not None and generated.html_inserts:
             return generated.insert_html(html)
         if uri == build.listing_uri:
             return build.tags.fill_listing(html, uri, directory_urls=config.use_directory_urls)
         return html
+
+    def _with_sections(
+        self, html: str, page: Page, generated: GeneratedPage, config: MkDocsConfig, files: Files
+    ) -> str:
+        """The page's HTML with its sections, each rendered on its own and kept while unchanged
+        (:mod:`.sections`), or the page rendered whole where that could differ."""
+        spliced = None
+        if not shares_markdown([page.markdown or "", *generated.sections]):
+            rendered = rendered_sections(
+                page,
+                generated.sections,
+                config,
+                files,
+                memo=self._pages.sections,
+                key=self._current().section_key,
+            )
+            spliced = splice(html, page, rendered, files)
+        if spliced is not None:
+            return spliced
+        page.markdown = generated.with_sections(page.markdown or "")
+        page.render(config, files)
+        return page.content or ""
 
     @event_priority(100)  # before Material's search plugin (0) reads the page
     def _page_context_first(self, context, page: Page, config: MkDocsConfig, nav: Navigation):

@@ -19,12 +19,14 @@ from .examples_section import examples_section
 from .hints import hints_markdown
 from .markup import (
     CHANGELOG_URI,
+    SECTIONS_MARKER,
     category_uri,
     link,
     markdown,
     md_text,
     rule_label,
     rule_uri,
+    with_sections,
 )
 
 #: Material's sidebars a rule page leaves out (front matter ``hide``).
@@ -67,6 +69,15 @@ def _named(rule: Rule) -> Named:
     return (rule.id, rule.title)
 
 
+@dataclass(frozen=True, slots=True)
+class RulePageText:
+    """A rule page's Markdown with :data:`~.markup.SECTIONS_MARKER` where its examples go, and
+    the examples section (rendered on its own: :mod:`.sections`)."""
+
+    markdown: str
+    sections: tuple[str, ...]
+
+
 def rule_page(
     library: Library,
     rule: Rule,
@@ -74,6 +85,17 @@ def rule_page(
     cache: PageCache | None = None,
 ) -> str:
     """A rule's page: everything the model holds about it, in reading order."""
+    text = rule_page_text(library, rule, history, cache)
+    return with_sections(text.markdown, text.sections)
+
+
+def rule_page_text(
+    library: Library,
+    rule: Rule,
+    history: RuleHistory | None = None,
+    cache: PageCache | None = None,
+) -> RulePageText:
+    """:func:`rule_page` with its examples apart."""
     cache = cache or PageCache()
     return cache.rule_pages.get(
         RulePageInput.of(library, rule, history), lambda page: _rule_page(page, cache)
@@ -91,7 +113,7 @@ def _label(named: Named) -> str:
     return f"{rule_id} — {md_text(title)}"
 
 
-def _rule_page(page: RulePageInput, cache: PageCache) -> str:
+def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
     rule, category = page.rule, page.category
     here = rule_uri(rule.id)
     # Rule pages are not in the navigation: its sidebar gives way to the examples, side by side.
@@ -133,14 +155,16 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> str:
         "",
     ]
     out += hints_markdown(rule, cache)
+    sections: tuple[str, ...] = ()
     if rule.examples:
-        out += _examples(rule, cache)
+        sections = ("\n".join(_examples(rule, cache)) + "\n",)
+        out += [SECTIONS_MARKER, ""]
     if page.related:
         out += ["## Related rules", ""]
         out += [f"- [{_label(named)}]({link(here, rule_uri(named[0]))})" for named in page.related]
         out.append("")
     out += ["---", "", _reading_links(page), ""]
-    return "\n".join(out)
+    return RulePageText("\n".join(out), sections)
 
 
 def _history_facts(history: RuleHistory | None, rule: Rule, here: str) -> list[str]:
