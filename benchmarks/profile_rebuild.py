@@ -44,37 +44,20 @@ def main() -> None:
     parser.add_argument("--first", action="store_true", help="profile the first build")
     parser.add_argument("--save", type=Path, help="write the profile here")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    os.environ["NO_MKDOCS_2_WARNING"] = "1"
-    with tempfile.TemporaryDirectory(prefix="rlt-profile-") as tmp:
-        rules = write_library(Path(tmp) / "rules", args.size)
-        os.environ[RULES_DIR_ENV] = str(rules)
-        site_dir = str(Path(tmp) / "site")
-        rule_file = rules / f"R{max(1, args.size // 2):02d}.yaml"
-
-        def config():
-            loaded = load_config(str(ROOT / "mkdocs.yml"), site_dir=site_dir)
-            loaded.site_url = "http://127.0.0.1:8000/"
-            return loaded
-
-        first = config()
-        first.plugins.on_startup(command="serve", dirty=True)
-        profiler = cProfile.Profile()
-        try:
+    profiler = cProfile.Profile()
+    with ServedLibrary(args.size) as served:
+        started, cpu = time.perf_counter(), time.process_time()
+        with _profiled(profiler, on=args.first and args.top > 0):
+            served.build()
+        print(f"first build: {_since(started, cpu)}", flush=True)
+        rebuilds = [(kind, n) for kind in args.edit for n in range(1, args.edits + 1)]
+        for index, (kind, number) in enumerate(rebuilds, start=1):
+            EDITS[kind](served.rule_file, f"Edit {number}.")
             started, cpu = time.perf_counter(), time.process_time()
-            with _profiled(profiler, on=args.first and args.top > 0):
-                build(first, serve_url=first.site_url, dirty=True)
-            print(f"first build: {_since(started, cpu)}", flush=True)
-            rebuilds = [(kind, n) for kind in args.edit for n in range(1, args.edits + 1)]
-            for index, (kind, number) in enumerate(rebuilds, start=1):
-                EDITS[kind](rule_file, f"Edit {number}.")
-                started, cpu = time.perf_counter(), time.process_time()
-                last = index == len(rebuilds) and not args.first and args.top > 0
-                with _profiled(profiler, on=last):
-                    build(config(), serve_url=first.site_url, dirty=True)
-                print(f"rebuild {number} ({kind}): {_since(started, cpu)}", flush=True)
-        finally:
-            first.plugins.on_shutdown()
+            last = index == len(rebuilds) and not args.first and args.top > 0
+            with _profiled(profiler, on=last):
+                served.build()
+            print(f"rebuild {number} ({kind}): {_since(started, cpu)}", flush=True)
     if args.top <= 0:
         return
     if args.save is not None:
@@ -82,6 +65,47 @@ def main() -> None:
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.top)
     print(out.getvalue())
+
+
+class ServedLibrary:
+    """A synthetic library of ``size`` rules built as ``mkdocs serve --dirty`` builds it: the
+    plugin started once and kept, every build after the first a dirty one. ``rule_file`` is the
+    middle rule, the one the benchmarks edit; the library and the site live in a temporary
+    folder until the block ends."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __enter__(self) -> ServedLibrary:
+        logging.basicConfig(level=logging.WARNING)
+        os.environ["NO_MKDOCS_2_WARNING"] = "1"
+        self._folder = tempfile.TemporaryDirectory(prefix="rlt-served-")
+        folder = Path(self._folder.name)
+        rules = write_library(folder / "rules", self.size)
+        os.environ[RULES_DIR_ENV] = str(rules)
+        self._site_dir = str(folder / "site")
+        self.rule_file = rules / f"R{max(1, self.size // 2):02d}.yaml"
+        self._first = self._config()
+        self._first.plugins.on_startup(command="serve", dirty=True)
+        self._built = False
+        return self
+
+    def _config(self):
+        loaded = load_config(str(ROOT / "mkdocs.yml"), site_dir=self._site_dir)
+        loaded.site_url = "http://127.0.0.1:8000/"
+        return loaded
+
+    def build(self) -> None:
+        """The first build, then a rebuild with a fresh configuration, as the server does."""
+        config = self._config() if self._built else self._first
+        build(config, serve_url=self._first.site_url, dirty=True)
+        self._built = True
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._first.plugins.on_shutdown()
+        finally:
+            self._folder.cleanup()
 
 
 def _since(started: float, cpu: float) -> str:

@@ -16,21 +16,15 @@ from __future__ import annotations
 
 import argparse
 import collections
-import logging
-import os
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
-from run import EDITS, ROOT
-from synth import write_library
+from profile_rebuild import ServedLibrary
+from run import EDITS
 
-from rlt_rules.site import RULES_DIR_ENV, plugin, search
+from rlt_rules.site import plugin, search
 
 #: (owner, attribute, label): the functions timed, as the plugin calls them.
 STAGES: tuple[tuple[object, str, str], ...] = (
@@ -48,39 +42,22 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--edits", type=int, default=3, help="rebuilds per kind of edit")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    os.environ["NO_MKDOCS_2_WARNING"] = "1"
     spent: collections.Counter[str] = collections.Counter()
     for owner, name, label in STAGES:
         setattr(owner, name, _timed(getattr(owner, name), label, spent))
-    with tempfile.TemporaryDirectory(prefix="rlt-stages-") as tmp:
-        rules = write_library(Path(tmp) / "rules", args.size)
-        os.environ[RULES_DIR_ENV] = str(rules)
-        site_dir = str(Path(tmp) / "site")
-        rule_file = rules / f"R{max(1, args.size // 2):02d}.yaml"
-
-        def config():
-            loaded = load_config(str(ROOT / "mkdocs.yml"), site_dir=site_dir)
-            loaded.site_url = "http://127.0.0.1:8000/"
-            return loaded
-
-        first = config()
-        first.plugins.on_startup(command="serve", dirty=True)
-        try:
-            cpu = time.process_time()
-            build(first, serve_url=first.site_url, dirty=True)
-            print(f"first build: {time.process_time() - cpu:.2f} s CPU", flush=True)
-            for number in range(1, args.edits + 1):
-                for kind in ("statement", "title"):
-                    EDITS[kind](rule_file, f"Edit {number}.")
-                    spent.clear()
-                    cpu = time.process_time()
-                    build(config(), serve_url=first.site_url, dirty=True)
-                    total = time.process_time() - cpu
-                    stages = ", ".join(f"{label} {s:.2f}" for label, s in spent.most_common())
-                    print(f"{kind} edit: {total:.2f} s CPU; {stages}", flush=True)
-        finally:
-            first.plugins.on_shutdown()
+    with ServedLibrary(args.size) as served:
+        cpu = time.process_time()
+        served.build()
+        print(f"first build: {time.process_time() - cpu:.2f} s CPU", flush=True)
+        for number in range(1, args.edits + 1):
+            for kind in ("statement", "title"):
+                EDITS[kind](served.rule_file, f"Edit {number}.")
+                spent.clear()
+                cpu = time.process_time()
+                served.build()
+                total = time.process_time() - cpu
+                stages = ", ".join(f"{label} {s:.2f}" for label, s in spent.most_common())
+                print(f"{kind} edit: {total:.2f} s CPU; {stages}", flush=True)
 
 
 def _timed(function: Callable, label: str, spent: collections.Counter[str]) -> Callable:

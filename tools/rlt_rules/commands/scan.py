@@ -171,7 +171,7 @@ def run_scan(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             plan=plan,
             max_file_bytes=args.max_file_bytes,
-            file_timeout=args.file_timeout or plan.file_timeout,
+            file_timeout=args.file_timeout,
         )
     except MatchError as error:
         raise UsageError(str(error)) from None
