@@ -25,6 +25,8 @@ from rlt_rules.pairs import pairs_of
 from rlt_rules.project import load_validated
 from rlt_rules.render.text import expected_output
 from rlt_rules.schemas import load_schema
+from rlt_rules.site.idle import IdleCollector
+from rlt_rules.site.serve import ChangeObserver, Watcher, watch_quickly
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.markup import md_text, rule_label
 
@@ -424,6 +426,7 @@ def test_rule_label_escapes_the_title() -> None:
 
 
 def test_serve_rebuilds_when_a_rule_file_changes(tmp_path: Path) -> None:
+    """And only then: each build reads every rule file, which must not start another."""
     project = make_project(tmp_path / "project", FIXTURE_RULES)
     address = f"127.0.0.1:{free_port()}"
     process = subprocess.Popen(
@@ -442,18 +445,23 @@ def test_serve_rebuilds_when_a_rule_file_changes(tmp_path: Path) -> None:
             text.replace("title: Keep policy", "title: Freshly edited, keep policy"), "utf-8"
         )
         assert "Freshly edited" in _wait_for(url, "Freshly edited", process)
+        time.sleep(2.0)  # long enough for a rebuild the last one's reading would start
     finally:
         process.terminate()
         _, stderr = process.communicate(timeout=30)
-    assert "Serving on" in stderr or "Serving on" in stderr.replace("\n", " ")
+    assert "Serving on" in stderr.replace("\n", " ")
+    assert stderr.count("Detected file changes") == 1, stderr
 
 
-def test_serve_moves_what_mkdocs_watches_to_a_quicker_watcher(tmp_path: Path) -> None:
-    """The plugin's ``on_serve``: MkDocs' folders and the rules folder, polled every 0.1 s."""
+@pytest.mark.parametrize("watcher", list(Watcher))
+def test_serve_moves_what_mkdocs_watches_to_the_chosen_watcher(
+    tmp_path: Path, watcher: Watcher
+) -> None:
+    """The plugin's ``on_serve``: MkDocs' folders and the rules folder, to the operating
+    system's reports or to polling every 0.1 s."""
     from mkdocs.config import load_config
     from mkdocs.livereload import LiveReloadServer
-
-    from rlt_rules.site.serve import watch_quickly
+    from watchdog.observers.polling import PollingObserver
 
     config = load_config(str(ROOT / "mkdocs.yml"))
     server = LiveReloadServer(lambda: None, "127.0.0.1", free_port(), str(tmp_path))
@@ -462,12 +470,94 @@ def test_serve_moves_what_mkdocs_watches_to_a_quicker_watcher(tmp_path: Path) ->
     mkdocs_observer = server.observer
     rules = str(tmp_path / "rules")
     (tmp_path / "rules").mkdir()
-    watch_quickly(server, config, [rules], poll_interval=0.1, build_delay=0.05)
+    watch_quickly(
+        server, config, [rules], watcher=watcher, poll_interval=0.1, build_delay=0.05
+    )
     assert server.observer is not mkdocs_observer and not mkdocs_observer.emitters
-    assert server.observer.timeout == 0.1 and server.build_delay == 0.05
+    assert server.build_delay == 0.05
+    if watcher is Watcher.POLLING:
+        assert isinstance(server.observer, PollingObserver) and server.observer.timeout == 0.1
+    else:
+        assert isinstance(server.observer, ChangeObserver)
     watched = {emitter.watch.path for emitter in server.observer.emitters}
     # (watchdog watches a file through its folder)
     assert watched == {config.docs_dir, str(Path(config.config_file_path).parent), rules}
+
+
+def test_the_native_watcher_reports_changes_and_not_reading(tmp_path: Path) -> None:
+    """A rule written, replaced (as editors save) or removed is a change; a rule read by a
+    build is not."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
+    rule = tmp_path / "R01.yaml"
+    rule.write_text("id: R01\n", encoding="utf-8")
+    seen: list[FileSystemEvent] = []
+
+    class Collect(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if not event.is_directory:
+                seen.append(event)
+
+    def events_after(action) -> list[str]:
+        seen.clear()
+        action()
+        time.sleep(0.3)
+        return sorted({type(event).__name__ for event in seen})
+
+    def replace() -> None:
+        (tmp_path / ".R01.yaml.swp").write_text("id: R01\ntitle: b\n", encoding="utf-8")
+        os.replace(tmp_path / ".R01.yaml.swp", rule)
+
+    observer = ChangeObserver()
+    observer.schedule(Collect(), str(tmp_path), recursive=True)
+    observer.start()
+    try:
+        time.sleep(0.1)
+        assert events_after(rule.read_bytes) == []
+        assert "FileModifiedEvent" in events_after(lambda: rule.write_text("a", "utf-8"))
+        assert "FileMovedEvent" in events_after(replace)
+        assert events_after(rule.read_text) == []
+        assert events_after(rule.unlink) == ["FileDeletedEvent"]
+    finally:
+        observer.stop()
+        observer.join()
+
+
+def test_the_preview_collects_garbage_after_a_rebuild_not_during_it() -> None:
+    """The first build collects as usual; later ones with collection off; a collection
+    follows each build after the delay, unless the next build has started."""
+    import gc
+
+    collections: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "stop":
+            collections.append(info["generation"])
+
+    assert gc.isenabled()
+    collector = IdleCollector(delay=0.05)
+    gc.callbacks.append(count)
+    try:
+        collector.build_started()
+        assert gc.isenabled()  # the first build
+        collector.build_ended()
+        time.sleep(0.3)
+        assert 2 in collections and gc.isenabled()
+        collector.build_started()
+        assert not gc.isenabled()
+        collections.clear()
+        collector.build_ended()
+        collector.build_started()  # before the collection was due: it is not made
+        time.sleep(0.3)
+        assert 2 not in collections and not gc.isenabled()
+        collector.build_ended()
+        time.sleep(0.3)
+        assert 2 in collections and gc.isenabled()
+        collector.build_started()
+    finally:
+        collector.close()
+        gc.callbacks.remove(count)
+    assert gc.isenabled()
 
 
 def _wait_for(url: str, wanted: str, process: subprocess.Popen, limit: float = 60.0) -> str:

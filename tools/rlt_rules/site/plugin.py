@@ -50,14 +50,24 @@ from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .sections import build_key, rendered_sections, shares_markdown, splice
-from .serve import watch_quickly
+from .idle import IdleCollector
+from .serve import Watcher, watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
 
 log = logging.getLogger("mkdocs.plugins.rlt_rules")
 
+#: Seconds after a preview rebuild before its garbage is collected: browsers told to reload
+#: have fetched the page by then.
+IDLE_COLLECTION_DELAY = 0.5
+
 
 class RulesPluginConfig(Config):
-    #: While serving: seconds between two looks for changed files (MkDocs' own: 0.5).
+    #: While serving: how the server learns of a changed file (:class:`~.serve.Watcher`):
+    #: ``native`` (the operating system reports it) or ``polling`` (MkDocs' own way: for
+    #: Docker Desktop's bind mounts and network drives, whose changes may go unreported).
+    watcher = c.Choice(tuple(w.value for w in Watcher), default=Watcher.NATIVE.value)
+    #: While serving with ``watcher: polling``: seconds between two looks for changed files
+    #: (MkDocs' own: 0.5).
     poll_interval = c.Type((int, float), default=0.1)
     #: While serving: seconds without further change before rebuilding (MkDocs' own: 0.1).
     build_delay = c.Type((int, float), default=0.05)
@@ -101,6 +111,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._pages = PageCache(self._documents.markers)
         #: The live preview's memory while ``mkdocs serve --dirty`` runs, else None.
         self._preview: Preview | None = None
+        #: While the preview runs: garbage collected after a rebuild rather than during one.
+        self._collector: IdleCollector | None = None
         #: True under ``mkdocs serve``: a live preview has no deployed versions to list.
         self._serving = False
         self._build: SiteBuild | None = None
@@ -112,6 +124,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._serving = command == "serve"
         if command == "serve" and dirty:
             self._preview = Preview()
+            self._collector = IdleCollector(delay=IDLE_COLLECTION_DELAY)
 
     def on_shutdown(self) -> None:
         self._close_preview()
@@ -120,6 +133,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         if self._preview is not None:
             self._preview.close()
         self._preview = None
+        if self._collector is not None:
+            self._collector.close()
+        self._collector = None
 
     def _current(self) -> SiteBuild:
         if self._build is None:
@@ -130,6 +146,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self._build = None
+        if self._collector is not None:
+            self._collector.build_started()
         self._pages.next_generation()
         valid = self._load(rules_dir(config))
         library = valid.library
@@ -339,6 +357,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             server,
             config,
             [str(self._current().valid.rules_dir)],
+            watcher=Watcher(self.config.watcher),
             poll_interval=float(self.config.poll_interval),
             build_delay=float(self.config.build_delay),
         )
@@ -369,10 +388,14 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             if config.plugins.get("material/search") is not None:
                 self._preview.search.write(config.site_dir, build.page_order)
             self._preview.finished(build.preview)
+        if self._collector is not None:
+            self._collector.build_ended()
 
     def on_build_error(self, error: Exception) -> None:
         if self._preview is not None and self._build is not None and self._build.preview:
             self._preview.failed(self._build.preview)
+        if self._collector is not None:
+            self._collector.build_ended()
 
 
 def rules_dir(config: MkDocsConfig) -> Path:
