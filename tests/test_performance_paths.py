@@ -591,8 +591,8 @@ def _lesson_rules_edited(rules: Path) -> None:
 def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
     library_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The plugin renders each rule's section of a lesson, and each rule page's examples, on
-    their own (a live preview keeps them) and splices them into the page: the site equals one
+    """The plugin renders each rule's section of a lesson and of its category page, and each
+    rule page's examples, on their own (a live preview keeps them) and splices them into the page: the site equals one
     whose pages are rendered whole (the plugin's own fallback, forced here), every page and
     the search index."""
     from rlt_rules.site import plugin
@@ -618,7 +618,9 @@ def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
     _build_in_process(tmp_path / "whole")
     library = load_library(rules)
     with_examples = sum(1 for rule in library.rules if rule.examples)  # their examples section
-    assert outcomes == [True] * (len(library.categories) + with_examples)
+    # each lesson, and each category page with rules (a section per rule)
+    listing = sum(1 for category in library.categories if library.rules_in(category.id))
+    assert outcomes == [True] * (len(library.categories) + listing + with_examples)
     assert_same_site(tmp_path / "spliced", tmp_path / "whole")
 
 

@@ -56,8 +56,8 @@ class GeneratedPage:
     rows): the page's Markdown has a ``<!-- rlt-html:NAME -->`` line in its place, which the
     plugin replaces in the rendered page (:meth:`insert_html`). ``sections`` are blocks of
     Markdown (each ending with a newline) rendered each on its own (:mod:`.sections`: a
-    lesson's rules, a rule page's examples), which go, in order, where the page's
-    :data:`SECTIONS_MARKER` line is.
+    lesson's or category page's rules, a rule page's examples), which go, in order, where
+    the page's :data:`SECTIONS_MARKER` line is.
     """
 
     src_uri: str

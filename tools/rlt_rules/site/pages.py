@@ -91,11 +91,13 @@ def rule_index(site: SiteInput) -> Iterable[GeneratedPage]:
 
 def category_pages(site: SiteInput) -> Iterable[GeneratedPage]:
     for category in site.library.categories:
+        page = category_page(site.library, category.id)
         yield GeneratedPage(
             category_uri(category.id),
-            category_page(site.library, category.id),
+            page.markdown,
             in_nav=True,
             source=_library_source(site.library),
+            sections=page.sections,
         )
 
 

@@ -1,7 +1,8 @@
 """A generated page's sections, each rendered to HTML on its own and kept while it is unchanged:
 a lesson teaches about 250 rules at 1,000, and editing one of them renders its section only,
-not the whole lesson (two seconds of Python-Markdown and Pygments); a rule page's examples are
-its section, so a page rendered again for a neighbour's new title keeps them.
+not the whole lesson (two seconds of Python-Markdown and Pygments); a category page's rules
+are sections too (a statement edit renders one, not 250); a rule page's examples are its
+section, so a page rendered again for a neighbour's new title keeps them.
 
 A page with sections (:attr:`~.markup.GeneratedPage.sections`) has the line
 :data:`~.markup.SECTIONS_MARKER` where they go. MkDocs renders the rest of the page as usual;
