@@ -592,9 +592,9 @@ def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
     library_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The plugin renders each rule's section of a lesson and of its category page, and each
-    rule page's examples, on their own (a live preview keeps them) and splices them into the page: the site equals one
-    whose pages are rendered whole (the plugin's own fallback, forced here), every page and
-    the search index."""
+    rule page's examples, on their own (a live preview keeps them) and splices them into the
+    page: the site equals one whose pages are rendered whole (the plugin's own fallback, forced
+    here), every page and the search index."""
     from rlt_rules.site import plugin
 
     rules = tmp_path / "rules"

@@ -25,10 +25,10 @@ from rlt_rules.pairs import pairs_of
 from rlt_rules.project import load_validated
 from rlt_rules.render.text import expected_output
 from rlt_rules.schemas import load_schema
-from rlt_rules.site.idle import IdleCollector
-from rlt_rules.site.serve import ChangeObserver, Watcher, watch_quickly
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
+from rlt_rules.site.idle import IdleCollector
 from rlt_rules.site.markup import md_text, rule_label
+from rlt_rules.site.serve import ChangeObserver, Watcher, watch_quickly
 
 # The shared fixtures are a plugin (one session build for both site test modules); register it
 # for assertion rewriting before importing its helpers here.
@@ -470,9 +470,7 @@ def test_serve_moves_what_mkdocs_watches_to_the_chosen_watcher(
     mkdocs_observer = server.observer
     rules = str(tmp_path / "rules")
     (tmp_path / "rules").mkdir()
-    watch_quickly(
-        server, config, [rules], watcher=watcher, poll_interval=0.1, build_delay=0.05
-    )
+    watch_quickly(server, config, [rules], watcher=watcher, poll_interval=0.1, build_delay=0.05)
     assert server.observer is not mkdocs_observer and not mkdocs_observer.emitters
     assert server.build_delay == 0.05
     if watcher is Watcher.POLLING:

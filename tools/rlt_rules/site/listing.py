@@ -20,8 +20,8 @@ from ..render.text import one_line
 from .cache import PageCache
 from .markup import (
     INDEX_TEXT_URI,
-    SECTIONS_MARKER,
     INDEX_URI,
+    SECTIONS_MARKER,
     category_uri,
     count_rules,
     href,

@@ -44,13 +44,13 @@ from ..validate import DocumentCache
 from . import RULES_DIR_ENV
 from .assembly import assemble
 from .cache import PageCache
+from .idle import IdleCollector
 from .markers import MARKERS, Filled, fill_markers
 from .markup import GeneratedPage, output_path, rule_uri
 from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .sections import build_key, rendered_sections, shares_markdown, splice
-from .idle import IdleCollector
 from .serve import Watcher, watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
 
