@@ -521,6 +521,20 @@ def test_the_native_watcher_reports_changes_and_not_reading(tmp_path: Path) -> N
         observer.join()
 
 
+def test_a_watch_the_operating_system_refuses_says_what_to_do(tmp_path: Path) -> None:
+    from mkdocs.exceptions import PluginError
+    from watchdog.events import FileSystemEventHandler
+
+    gone = tmp_path / "rules"
+    gone.mkdir()
+    observer = ChangeObserver()
+    observer.schedule(FileSystemEventHandler(), str(gone), recursive=True)
+    gone.rmdir()
+    with pytest.raises(PluginError, match=r"would not watch .*rules.* set `watcher: polling`"):
+        observer.start()
+    observer.stop()
+
+
 def test_the_preview_collects_garbage_after_a_rebuild_not_during_it() -> None:
     """The first build collects as usual; later ones with collection off; a collection
     follows each build after the delay, unless the next build has started."""

@@ -17,6 +17,7 @@ import enum
 from collections.abc import Iterable
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from watchdog.events import (
     FileClosedEvent,
@@ -55,6 +56,21 @@ class ChangeObserver(Observer):  # type: ignore[misc,valid-type]  # the platform
         return super().schedule(
             event_handler, path, recursive=recursive, event_filter=event_filter or CHANGES
         )
+
+    def start(self) -> None:
+        """Start watching; an operating system that refuses (Linux's limit of inotify
+        instances or watches reached, a folder gone) stops the server with what to do."""
+        watched = sorted(emitter.watch.path for emitter in self.emitters)
+        try:
+            super().start()
+        except OSError as error:  # (watchdog has dropped the failing watch by now)
+            paths = ", ".join(watched)
+            raise PluginError(
+                f"the operating system would not watch {paths or 'the site'} for changes "
+                f"({error}); set `watcher: polling` under `- rlt-rules:` in mkdocs.yml's "
+                "plugins, or raise the limit (Linux: fs.inotify.max_user_instances and "
+                "max_user_watches)"
+            ) from error
 
 
 def watch_quickly(
