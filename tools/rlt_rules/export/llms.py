@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..model import Library
 from ..render.inert import InertRules, inert_library
 from ..render.links import rule_url, site_base
-from ..render.markdown import encode_blocks, library_blocks
+from ..render.markdown import encode_blocks, encoded_library, library_blocks
 from ..render.text import first_sentence, rule_heading
 
 INDEX_NAME = "llms.txt"
@@ -53,10 +53,15 @@ def render_index(library: Library, site_url: str | None) -> bytes:
     return encode_blocks(blocks)
 
 
-def render_full(library: Library) -> bytes:
-    blocks = library_blocks(library, full=True)
-    blocks.insert(1, summary(library))
-    return encode_blocks(blocks)
+def render_full(library: Library, inert: InertRules | None = None) -> bytes:
+    """``llms-full.txt`` of ``library`` as given (made inert by the caller when it was not
+    given ``inert``)."""
+    if inert is None:
+        blocks = library_blocks(library, full=True)
+        blocks.insert(1, summary(library))
+        return encode_blocks(blocks)
+    shown = inert_library(library, inert)
+    return encoded_library(library, shown, inert, full=True, after_title=(summary(shown),))
 
 
 def files(
@@ -64,5 +69,6 @@ def files(
 ) -> dict[str, bytes]:
     """Both files, with the library's text inert (raw HTML shows as text: see
     :mod:`rlt_rules.render.inert`)."""
+    inert = inert or InertRules()
     shown = inert_library(library, inert)
-    return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(shown)}
+    return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(library, inert)}
