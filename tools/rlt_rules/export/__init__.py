@@ -47,7 +47,9 @@ FORMATS: dict[str, ExportFormat] = {
     entry.name: entry
     for entry in (
         ExportFormat(
-            "json", lambda library, site_url, inert=None: _bundle(library, inert), options=("inert",)
+            "json",
+            lambda library, site_url, inert=None: _bundle(library, inert),
+            options=("inert",),
         ),
         ExportFormat("sarif", sarif.files, options=("inert",)),
         ExportFormat(

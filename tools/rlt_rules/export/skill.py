@@ -45,9 +45,7 @@ def front_matter(library: Library) -> str:
     return f"---\n{dumped}---\n"
 
 
-def render(
-    library: Library, notice: str | None = None, inert: InertRules | None = None
-) -> bytes:
+def render(library: Library, notice: str | None = None, inert: InertRules | None = None) -> bytes:
     """``SKILL.md``: front matter, then the library with each rule's guidance (after
     ``notice``, a paragraph saying where the file comes from, when given). The library is
     printed as given, unless ``inert`` is given: then it is made inert with it."""

@@ -169,9 +169,7 @@ def rule_descriptors(
 DESCRIPTOR_DEPTH = 6
 
 
-def descriptor_fragments(
-    library: Library, site_url: str | None, inert: InertRules
-) -> ArrayPieces:
+def descriptor_fragments(library: Library, site_url: str | None, inert: InertRules) -> ArrayPieces:
     """``driver.rules`` of a log of one run (:func:`envelope`) as its indented JSON, each
     rule's descriptor kept by ``inert.part`` by everything it is made from: the rule, the site
     URL, its category's title and the ids it replaces."""
