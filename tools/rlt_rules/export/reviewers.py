@@ -220,7 +220,7 @@ class _Listing:
 
 
 def _known(library: Library, shown: Library, inert: InertRules | None) -> InertRules:
-    """``inert``, which made ``shown``, else the rules of ``shown`` as made inert."""
+    """``inert``, which made ``shown`` (and keeps the rules' pieces), else ``shown``'s rules."""
     return inert if inert is not None else InertRules.seeded(library, shown)
 
 
@@ -275,15 +275,9 @@ def agents_md(
     inert: InertRules | None = None,
 ) -> str:
     """``AGENTS.md``: plain Markdown, the preamble, then every rule's triggers and correction."""
+    header = notice(library, site_url)
     return _guidance_document(
-        notice(library, site_url),
-        library,
-        shown,
-        site_url,
-        globs,
-        AGENTS_MAX_BYTES,
-        utf8_bytes,
-        inert=inert,
+        header, library, shown, site_url, globs, AGENTS_MAX_BYTES, utf8_bytes, inert=inert
     )
 
 
