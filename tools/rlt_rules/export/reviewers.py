@@ -430,7 +430,11 @@ def coderabbit(
         )
     data = {"reviews": reviews}
     # The instructions are written once: an anchor on the first entry, an alias on the others.
-    dumped = yaml_text(data, width=10_000, shared_text_anchor="instructions")
+    # Dumped again only when they change (at thousands of rules, the first rules' index lines).
+    dumped = _known(library, shown, inert).part(
+        ("coderabbit", instructions, tuple(globs), "tools" in reviews),
+        lambda: yaml_text(data, width=10_000, shared_text_anchor="instructions"),
+    )
     comments = [
         f"# {notice(library, site_url)}",
         merge,
@@ -454,7 +458,7 @@ def greptile(
         {
             "id": rule.id,
             "rule": known.part(
-                ("rule_text", rule, Detail.FULL, site_url, 0),
+                ("rule_text", rule, Detail.FULL.value, site_url, 0),
                 lambda rule=rule: rule_text(
                     rule, Detail.FULL, site_url, level=0, shown=known.rule(rule)
                 ),

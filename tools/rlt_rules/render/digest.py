@@ -128,7 +128,7 @@ def rule_pieces(
             yield ("\n\n" if separator else "") + heading
             separator = "\n\n"
         yield separator + inert.part(
-            ("rule_text", rule, detail, site_url, level),
+            ("rule_text", rule, detail.value, site_url, level),  # str: hashed once
             lambda rule=rule: rule_text(
                 rule, detail, site_url, level, None if detail is Detail.INDEX else inert.rule(rule)
             ),

@@ -354,8 +354,10 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         build = self._current()
         library = build.site.library
         site_url = versioned_site_url(config.site_url, library.version)
-        # In a preview, unchanged rules' pieces come from the builds before (same bytes).
-        published = site_files(library, site_url, self._pages.export_parts)
+        # While serving, unchanged rules' pieces come from the builds before (same bytes); a
+        # one-off build makes them for itself (keeping them would cost it, not save).
+        parts = self._pages.export_parts if self._serving else None
+        published = site_files(library, site_url, parts)
         published[TAGS_EXPORT] = build.tags.export(
             library, directory_urls=config.use_directory_urls
         )
