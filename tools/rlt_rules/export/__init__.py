@@ -31,8 +31,9 @@ class ExportFormat:
     names a folder (several files, or a file whose name matters) rather than the one file to
     write. ``options`` names the keyword arguments ``render`` takes besides those two
     (``apply_to`` for ``reviewers``, ``preview`` for ``ast-grep``; ``inert``, an
-    :class:`~.inert.InertRules` shared by the formats one run renders, for those that print
-    the library's text); the site publishes every format with its defaults.
+    :class:`~rlt_rules.render.inert.InertRules` shared by the formats one run renders, which
+    makes each rule inert once and hands out each format's per-rule pieces, for every format
+    the site publishes); the site publishes every format with its defaults.
     """
 
     name: str
