@@ -34,6 +34,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import xxhash
+
 #: A temporary file of :func:`write_atomic`: ``.<target name>.<pid>-<random>.tmp``.
 _TEMPORARY = re.compile(r"\.(?P<target>.+)\.(?P<pid>[0-9]+)-[^.]+\.tmp")
 #: A staging folder of :func:`write_files_atomic`: ``.rlt-export.<pid>-<random>``.
@@ -162,6 +164,63 @@ def write_atomic(path: Path, content: bytes | Iterable[bytes], *, durable: bool 
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """A file as its writer left it: the digest of its bytes, and what ``stat`` said then."""
+
+    digest: bytes
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+class LastWritten:
+    """What one writer last wrote at each path, so that a file it would write again with the
+    same bytes is left alone (a live preview rebuilds every export on each edit, most of them
+    the same).
+
+    A file is left alone only when it is still as written: same size, modification time and
+    inode as recorded right after writing it, and the new bytes have the recorded digest
+    (XXH3, 128 bits: a checksum of what this writer wrote, not a defence against anyone).
+    Anything else is written, atomically (:func:`write_atomic`). The owner keeps it for as
+    long as the files it wrote are its own (the site plugin, across a preview's builds).
+    """
+
+    __slots__ = ("_written",)
+
+    def __init__(self) -> None:
+        self._written: dict[Path, _Written] = {}
+
+    def write(self, path: Path, data: bytes, *, durable: bool = True) -> bool:
+        """Write ``data`` to ``path`` unless it holds them already as this writer left it;
+        True when written."""
+        path = Path(path)
+        digest = xxhash.xxh3_128_digest(data)
+        known = self._written.get(path)
+        if known is not None and known.digest == digest and known.size == len(data):
+            try:
+                found = path.lstat()
+            except OSError:
+                found = None
+            if (
+                found is not None
+                and stat.S_ISREG(found.st_mode)
+                and (found.st_size, found.st_mtime_ns, found.st_ino)
+                == (known.size, known.mtime_ns, known.inode)
+            ):
+                return False
+        self._written.pop(path, None)  # a failed write leaves nothing known
+        write_atomic(path, data, durable=durable)
+        found = path.lstat()
+        self._written[path] = _Written(digest, found.st_size, found.st_mtime_ns, found.st_ino)
+        return True
+
+    def forget_others(self, paths: Iterable[Path]) -> None:
+        """Forget every path but ``paths`` (the files of the latest build)."""
+        keep = {Path(path) for path in paths}
+        self._written = {path: known for path, known in self._written.items() if path in keep}
 
 
 def _write_chunks(handle, content: bytes | Iterable[bytes], *, durable: bool = True) -> None:

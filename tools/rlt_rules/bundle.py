@@ -15,11 +15,20 @@ outputs it computes, and a release is a bundle. ``rlt_rules.export`` lists it as
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .about import NAME, VERSION
-from .jsonout import canonical, indented
+from .jsonout import (
+    canonical,
+    canonical_array_digest,
+    element_separator,
+    indented,
+    indented_array,
+    indented_fragment,
+    indented_members,
+)
 from .model import Library, Rule, expected_output
 
 FILE_NAME = "rules.json"
@@ -57,6 +66,46 @@ def bundle_data(library: Library) -> dict[str, Any]:
         "example_outputs": example_outputs(library.rules),
         "content_hash": content_hash(rules),
     }
+
+
+#: How deep a rule's record and its examples' outputs sit in the bundle: in a top-level array.
+_ARRAY_DEPTH = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFragments:
+    """One rule's share of ``rules.json``, as bytes the bundle is joined from
+    (:func:`assemble`): its record as the bundle indents it, its examples' outputs likewise
+    (empty for a rule without examples), and its record's canonical JSON (hashed)."""
+
+    record: bytes
+    outputs: bytes
+    canonical: bytes
+
+
+def rule_fragments(rule: Rule) -> RuleFragments:
+    """The rule's :class:`RuleFragments`: the work of the bundle that is the rule's alone."""
+    record = rule.to_dict()
+    depth = _ARRAY_DEPTH + 1
+    outputs = element_separator(_ARRAY_DEPTH).join(
+        indented_fragment(entry, depth) for entry in example_outputs((rule,))
+    )
+    return RuleFragments(indented_fragment(record, depth), outputs, canonical(record))
+
+
+def assemble(library: Library, fragments: Sequence[RuleFragments]) -> bytes:
+    """:func:`render` from each rule's :class:`RuleFragments` (in the library's order): the
+    same bytes, with only the whole document's joining and hashing left to do."""
+    return indented_members(
+        (
+            ("$schema", SCHEMA_ID),
+            ("generator", {"name": GENERATOR, "version": VERSION}),
+            ("library", library.metadata_dict()),
+            ("rules", indented_array((f.record for f in fragments), _ARRAY_DEPTH)),
+            ("example_outputs", indented_array((f.outputs for f in fragments), _ARRAY_DEPTH)),
+            ("content_hash", "sha256:" + canonical_array_digest(f.canonical for f in fragments)),
+        )
+    )
 
 
 def render(library: Library) -> bytes:

@@ -9,6 +9,9 @@ memory; orjson writes the same text directly as bytes.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -25,3 +28,76 @@ def canonical(data: Any) -> bytes:
     """Compact JSON with keys sorted: the bytes of ``json.dumps(data, ensure_ascii=False,
     sort_keys=True, separators=(",", ":"))`` UTF-8 encoded (code point order is byte order)."""
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+
+
+def indented_fragment(data: Any, depth: int) -> bytes:
+    """:func:`indented` of ``data`` as it reads ``depth`` levels inside a document: without
+    the final newline, every line after the first shifted by ``depth`` indents. Exact, since
+    JSON text holds no line break inside a string: every line break is the indentation's."""
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2)
+    return text.replace(b"\n", b"\n" + b"  " * depth) if depth else text
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayPieces:
+    """An array's indented JSON as pieces to join (:func:`indented_array`): joined once, into
+    the document (:func:`indented_members`) or into an ``orjson.Fragment`` (:meth:`fragment`),
+    never copied whole twice."""
+
+    pieces: list[bytes]
+
+    def fragment(self) -> orjson.Fragment:
+        """The array for :func:`indented` to write as it is, anywhere at its depth."""
+        return orjson.Fragment(b"".join(self.pieces))
+
+
+def indented_array(groups: Iterable[bytes], depth: int) -> ArrayPieces:
+    """An array at ``depth`` of a document, as :func:`indented` writes it.
+
+    ``groups`` are runs of the array's elements, each element its :func:`indented_fragment`
+    at ``depth + 1`` and the elements of a run joined by :func:`element_separator`; an empty
+    run holds no element.
+    """
+    separator = element_separator(depth)
+    pieces = [b"[\n" + b"  " * (depth + 1)]
+    for group in groups:
+        if group:
+            pieces += (group, separator)
+    if len(pieces) == 1:
+        return ArrayPieces([b"[]"])
+    pieces[-1] = b"\n" + b"  " * depth + b"]"  # the last separator closes the array
+    return ArrayPieces(pieces)
+
+
+def indented_members(members: Iterable[tuple[str, Any]]) -> bytes:
+    """:func:`indented` of an object with these members (keys in order), where a value may be
+    :class:`ArrayPieces` at depth 1: the document is joined once."""
+    pieces = [b"{"]
+    separator = b"\n  "
+    for key, value in members:
+        pieces += (separator, orjson.dumps(key), b": ")
+        if isinstance(value, ArrayPieces):
+            pieces += value.pieces
+        else:
+            pieces.append(indented_fragment(value, 1))
+        separator = b",\n  "
+    pieces.append(b"}\n" if len(pieces) == 1 else b"\n}\n")
+    return b"".join(pieces)
+
+
+def element_separator(depth: int) -> bytes:
+    """What :func:`indented` writes between two elements of an array at ``depth``."""
+    return b",\n" + b"  " * (depth + 1)
+
+
+def canonical_array_digest(elements: Iterable[bytes]) -> str:
+    """The hex SHA-256 of :func:`canonical` of a list, from each element's :func:`canonical`
+    bytes (hashed as they come: the list's JSON is never joined)."""
+    digest = hashlib.sha256(b"[")
+    separator = b""
+    for element in elements:
+        digest.update(separator)
+        digest.update(element)
+        separator = b","
+    digest.update(b"]")
+    return digest.hexdigest()

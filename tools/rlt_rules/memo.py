@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
+#: No value: a memo's values may be None.
+_MISSING: object = object()
+
 
 class Recent[K: Hashable, V]:
     """Values by key, kept for the keys used in the current or the previous generation.
@@ -30,7 +33,11 @@ class Recent[K: Hashable, V]:
             return self._current[key]
         except KeyError:
             pass
-        value = self._previous[key] if key in self._previous else make(key)
+        # Moved from the previous round (a key is hashed three times, not four: a key of
+        # tuples is hashed afresh each time, and the exports look up thousands per build).
+        value = self._previous.pop(key, _MISSING)
+        if value is _MISSING:
+            value = make(key)
         self._current[key] = value
         return value
 

@@ -31,8 +31,9 @@ class ExportFormat:
     names a folder (several files, or a file whose name matters) rather than the one file to
     write. ``options`` names the keyword arguments ``render`` takes besides those two
     (``apply_to`` for ``reviewers``, ``preview`` for ``ast-grep``; ``inert``, an
-    :class:`~.inert.InertRules` shared by the formats one run renders, for those that print
-    the library's text); the site publishes every format with its defaults.
+    :class:`~rlt_rules.render.inert.InertRules` shared by the formats one run renders, which
+    makes each rule inert once and hands out each format's per-rule pieces, for every format
+    the site publishes); the site publishes every format with its defaults.
     """
 
     name: str
@@ -46,7 +47,11 @@ class ExportFormat:
 FORMATS: dict[str, ExportFormat] = {
     entry.name: entry
     for entry in (
-        ExportFormat("json", lambda library, site_url: bundle.files(library)),
+        ExportFormat(
+            "json",
+            lambda library, site_url, inert=None: _bundle(library, inert),
+            options=("inert",),
+        ),
         ExportFormat("sarif", sarif.files, options=("inert",)),
         ExportFormat(
             "skill",
@@ -97,16 +102,33 @@ def render(
     return entry.render(library, site_url, **options)
 
 
-def site_files(library: Library, site_url: str | None) -> dict[str, bytes]:
+def _bundle(library: Library, inert: InertRules | None) -> dict[str, bytes]:
+    """``rules.json`` joined from each rule's fragments (:func:`bundle.assemble`), kept by
+    ``inert`` by the rule (a rule's fragments are made from it alone)."""
+    known = inert or InertRules()
+    fragments = [
+        known.part(("rules.json", rule), lambda rule=rule: bundle.rule_fragments(rule))
+        for rule in library.rules
+    ]
+    return {bundle.FILE_NAME: bundle.assemble(library, fragments)}
+
+
+def site_files(
+    library: Library, site_url: str | None, parts: InertRules | None = None
+) -> dict[str, bytes]:
     """Files to publish in the built site, keyed by path relative to the site root.
 
     ``rules.json``, ``rules.sarif.json``, ``llms.txt``, ``llms-full.txt``, ``checklist.md``,
     ``skill/SKILL.md``, the AI reviewers' tree under ``reviewers/`` and the JSON schemas under
     ``schema/`` (every format but ``ast-grep``). ``site_url`` is the URL of the (versioned)
-    site root; rule pages are at ``<site_url>rules/<id>/``.
+    site root; rule pages are at ``<site_url>rules/<id>/``. ``parts``: the rules made inert
+    and each format's per-rule pieces, shared by every format; a
+    :class:`~rlt_rules.render.parts.RuleParts` its owner keeps across builds (a live preview)
+    remembers them, so an unchanged rule's pieces are not made again. By default they are made
+    for this call alone. The files are the same either way.
     """
     published: dict[str, bytes] = {}
-    inert = InertRules()  # each rule made inert once for every format that prints it
+    inert = parts or InertRules()  # each rule made inert once for every format that prints it
     for entry in FORMATS.values():
         if entry.site_folder is None:
             continue

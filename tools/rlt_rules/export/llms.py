@@ -8,10 +8,10 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 
 from __future__ import annotations
 
-from ..model import Library
+from ..model import Library, Rule
 from ..render.inert import InertRules, inert_library
 from ..render.links import rule_url, site_base
-from ..render.markdown import encode_blocks, library_blocks
+from ..render.markdown import encode_blocks, encoded_library, library_blocks
 from ..render.text import first_sentence, rule_heading
 
 INDEX_NAME = "llms.txt"
@@ -27,16 +27,30 @@ def summary(library: Library) -> str:
     )
 
 
-def render_index(library: Library, site_url: str | None) -> bytes:
+def index_line(rule: Rule, site_url: str | None) -> str:
+    """A rule's line in ``llms.txt``: its heading linking its page, its first sentence."""
+    return f"- [{rule_heading(rule)}]({rule_url(site_url, rule.id)}): " + first_sentence(
+        rule.statement
+    )
+
+
+def render_index(library: Library, site_url: str | None, inert: InertRules | None = None) -> bytes:
+    """``llms.txt`` of ``library`` as given, or, with ``inert``, of ``library`` made inert
+    by it (each rule's line kept by ``inert.part``)."""
+    shown = library if inert is None else inert_library(library, inert)
     base = site_base(site_url)
-    blocks = [f"# {library.title}", summary(library), *library.preamble]
-    for category in library.categories:
+    blocks = [f"# {shown.title}", summary(shown), *shown.preamble]
+    for category, shown_category in zip(library.categories, shown.categories, strict=True):
         links = [
-            f"- [{rule_heading(rule)}]({rule_url(site_url, rule.id)}): "
-            f"{first_sentence(rule.statement)}"
+            index_line(rule, site_url)
+            if inert is None
+            else inert.part(
+                ("llms.txt", rule, site_url),
+                lambda rule=rule: index_line(inert.rule(rule), site_url),
+            )
             for rule in library.rules_in(category.id)
         ]
-        blocks.extend((f"## {category.title}", "\n".join(links)))
+        blocks.extend((f"## {shown_category.title}", "\n".join(links)))
     blocks.append("## Optional")
     blocks.append(
         "\n".join(
@@ -53,10 +67,15 @@ def render_index(library: Library, site_url: str | None) -> bytes:
     return encode_blocks(blocks)
 
 
-def render_full(library: Library) -> bytes:
-    blocks = library_blocks(library, full=True)
-    blocks.insert(1, summary(library))
-    return encode_blocks(blocks)
+def render_full(library: Library, inert: InertRules | None = None) -> bytes:
+    """``llms-full.txt`` of ``library`` as given (made inert by the caller when it was not
+    given ``inert``)."""
+    if inert is None:
+        blocks = library_blocks(library, full=True)
+        blocks.insert(1, summary(library))
+        return encode_blocks(blocks)
+    shown = inert_library(library, inert)
+    return encoded_library(library, shown, inert, full=True, after_title=(summary(shown),))
 
 
 def files(
@@ -64,5 +83,8 @@ def files(
 ) -> dict[str, bytes]:
     """Both files, with the library's text inert (raw HTML shows as text: see
     :mod:`rlt_rules.render.inert`)."""
-    shown = inert_library(library, inert)
-    return {INDEX_NAME: render_index(shown, site_url), FULL_NAME: render_full(shown)}
+    inert = inert or InertRules()
+    return {
+        INDEX_NAME: render_index(library, site_url, inert),
+        FULL_NAME: render_full(library, inert),
+    }

@@ -122,17 +122,18 @@ def files(
 ) -> dict[str, bytes]:
     """The tree, by path relative to the reviewed repository's root."""
     globs = check_globs(apply_to)
+    inert = inert or InertRules()  # each rule made inert once, its pieces shared by the files
     shown = inert_library(library, inert)
     return {
-        AGENTS: agents_md(library, shown, site_url, globs).encode("utf-8"),
-        COPILOT: copilot(library, shown, site_url, globs).encode("utf-8"),
-        CURSOR: cursor(library, shown, site_url, globs).encode("utf-8"),
-        CLAUDE: claude_agent(library, shown, site_url, globs),
-        CODERABBIT: coderabbit(library, shown, site_url, globs).encode("utf-8"),
-        GREPTILE: greptile(library, shown, site_url, globs),
-        GEMINI: gemini(library, shown, site_url, globs),
+        AGENTS: agents_md(library, shown, site_url, globs, inert=inert).encode("utf-8"),
+        COPILOT: copilot(library, shown, site_url, globs, inert=inert).encode("utf-8"),
+        CURSOR: cursor(library, shown, site_url, globs, inert=inert).encode("utf-8"),
+        CLAUDE: claude_agent(library, shown, site_url, globs, inert=inert),
+        CODERABBIT: coderabbit(library, shown, site_url, globs, inert=inert).encode("utf-8"),
+        GREPTILE: greptile(library, shown, site_url, globs, inert=inert),
+        GEMINI: gemini(library, shown, site_url, globs, inert=inert),
         MCP_CONFIG: mcp_config(),
-        skill_path(library): skill.render(shown, notice(library, site_url)),
+        skill_path(library): skill.render(library, notice(library, site_url), inert),
     }
 
 
@@ -205,15 +206,22 @@ class _Listing:
     site_url: str | None
     detail: Detail
     level: int
+    #: What made ``shown`` inert (and keeps the rules' pieces), when the caller has it.
+    inert: InertRules | None = None
 
     def encoded(self) -> bytes:
         """Encoded piece by piece: the listing of a large library never exists as one ``str``
         (two or four bytes per character once it holds one "—")."""
-        inert = InertRules.seeded(self.library, self.shown)
+        inert = _known(self.library, self.shown, self.inert)
         pieces = rule_pieces(
             self.library, self.detail, self.site_url, self.level, by_category=True, inert=inert
         )
         return b"".join(piece.encode("utf-8") for piece in pieces)
+
+
+def _known(library: Library, shown: Library, inert: InertRules | None) -> InertRules:
+    """``inert``, which made ``shown`` (and keeps the rules' pieces), else ``shown``'s rules."""
+    return inert if inert is not None else InertRules.seeded(library, shown)
 
 
 def _encoded(blocks: list[str | _Listing]) -> bytes:
@@ -237,6 +245,7 @@ def _fitted_document(
     level: int = 3,
     *,
     by_category: bool = False,
+    inert: InertRules | None = None,
 ) -> str:
     """``before`` then the rules, in the most detail that keeps the whole document within
     ``budget`` (as the additive ``measure`` counts)."""
@@ -249,7 +258,7 @@ def _fitted_document(
         level,
         by_category=by_category,
         measure=measure,
-        inert=InertRules.seeded(library, shown),
+        inert=_known(library, shown, inert),
     )
     return _join([*before, fitted.text])
 
@@ -257,10 +266,18 @@ def _fitted_document(
 # --- the files -------------------------------------------------------------------------------
 
 
-def agents_md(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def agents_md(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> str:
     """``AGENTS.md``: plain Markdown, the preamble, then every rule's triggers and correction."""
+    header = notice(library, site_url)
     return _guidance_document(
-        notice(library, site_url), library, shown, site_url, globs, AGENTS_MAX_BYTES, utf8_bytes
+        header, library, shown, site_url, globs, AGENTS_MAX_BYTES, utf8_bytes, inert=inert
     )
 
 
@@ -272,6 +289,8 @@ def _guidance_document(
     globs,
     budget: int,
     measure: Measure,
+    *,
+    inert: InertRules | None = None,
 ) -> str:
     """The preamble, the scope and how to report, then the rules by category in the most detail
     (triggers and correction, else statements, else one line each) that fits ``budget``."""
@@ -285,10 +304,18 @@ def _guidance_document(
         (Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
         measure,
         by_category=True,
+        inert=inert,
     )
 
 
-def copilot(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def copilot(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> str:
     """Copilot's path-specific instructions: how to report first, then one line per rule, all
     within the 4,000 characters code review reads."""
     before = [
@@ -297,10 +324,19 @@ def copilot(library: Library, shown: Library, site_url: str | None, globs) -> st
         shown.preamble[0],
         report_how(),
     ]
-    return _fitted_document(before, library, shown, site_url, COPILOT_MAX_CHARS, (Detail.INDEX,))
+    return _fitted_document(
+        before, library, shown, site_url, COPILOT_MAX_CHARS, (Detail.INDEX,), inert=inert
+    )
 
 
-def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def cursor(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> str:
     """A Cursor project rule attached to files matching the globs (not always applied)."""
     description = (
         f"{library.title} {library.version} code-review rules ({library.id_span()}): apply "
@@ -313,11 +349,18 @@ def cursor(library: Library, shown: Library, site_url: str | None, globs) -> str
     }
     header = front_matter(fields) + "\n" + notice(library, site_url)
     return _guidance_document(
-        header, library, shown, site_url, globs, CURSOR_MAX_LINES, line_breaks
+        header, library, shown, site_url, globs, CURSOR_MAX_LINES, line_breaks, inert=inert
     )
 
 
-def claude_agent(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
+def claude_agent(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> bytes:
     """A Claude Code subagent that reviews a change and answers in the findings format."""
     description = (
         f"Reviews a code change against the {library.title} rules ({library.id_span()}) and "
@@ -348,7 +391,7 @@ def claude_agent(library: Library, shown: Library, site_url: str | None, globs) 
         *shown.preamble,
         scope(globs),
         "## Rules",
-        _Listing(library, shown, site_url, Detail.FULL, level=4),
+        _Listing(library, shown, site_url, Detail.FULL, level=4, inert=inert),
         *answer_blocks(
             library, site_url, check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE"
         ),
@@ -356,7 +399,14 @@ def claude_agent(library: Library, shown: Library, site_url: str | None, globs) 
     return _encoded(blocks)
 
 
-def coderabbit(library: Library, shown: Library, site_url: str | None, globs) -> str:
+def coderabbit(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> str:
     """A ``.coderabbit.yaml`` fragment: one ``reviews.path_instructions`` entry per glob."""
     instructions = _fitted_document(
         [heading(shown), *shown.preamble, report_how()],
@@ -365,6 +415,7 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
         site_url,
         CODERABBIT_MAX_CHARS,
         (Detail.FULL, Detail.GUIDANCE, Detail.STATEMENT, Detail.INDEX),
+        inert=inert,
     ).rstrip("\n")
     reviews: dict[str, object] = {
         "path_instructions": [{"path": glob, "instructions": instructions} for glob in globs]
@@ -379,7 +430,11 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
         )
     data = {"reviews": reviews}
     # The instructions are written once: an anchor on the first entry, an alias on the others.
-    dumped = yaml_text(data, width=10_000, shared_text_anchor="instructions")
+    # Dumped again only when they change (at thousands of rules, the first rules' index lines).
+    dumped = _known(library, shown, inert).part(
+        ("coderabbit", instructions, tuple(globs), "tools" in reviews),
+        lambda: yaml_text(data, width=10_000, shared_text_anchor="instructions"),
+    )
     comments = [
         f"# {notice(library, site_url)}",
         merge,
@@ -388,14 +443,26 @@ def coderabbit(library: Library, shown: Library, site_url: str | None, globs) ->
     return "\n".join(comments) + "\n" + dumped
 
 
-def greptile(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
+def greptile(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> bytes:
     """``.greptile/config.json``: one rule per library rule, with its id, so a folder's
     ``disabledRules`` can turn one off."""
-    inert = InertRules.seeded(library, shown)
+    known = _known(library, shown, inert)
     rules = [
         {
             "id": rule.id,
-            "rule": rule_text(rule, Detail.FULL, site_url, level=0, shown=inert.rule(rule)),
+            "rule": known.part(
+                ("rule_text", rule, Detail.FULL.value, site_url, 0),
+                lambda rule=rule: rule_text(
+                    rule, Detail.FULL, site_url, level=0, shown=known.rule(rule)
+                ),
+            ),
             "scope": list(globs),
             "severity": "low" if rule.status is Status.DEPRECATED else "medium",
         }
@@ -408,14 +475,21 @@ def greptile(library: Library, shown: Library, site_url: str | None, globs) -> b
     return indented(data)
 
 
-def gemini(library: Library, shown: Library, site_url: str | None, globs) -> bytes:
+def gemini(
+    library: Library,
+    shown: Library,
+    site_url: str | None,
+    globs,
+    *,
+    inert: InertRules | None = None,
+) -> bytes:
     """Gemini Code Assist's ``.gemini/styleguide.md``: Markdown added to its review prompt."""
     blocks = [
         notice(library, site_url),
         f"# {shown.title} {shown.version}: style guide for code review",
         *shown.preamble,
         scope(globs) + " " + report_how(),
-        _Listing(library, shown, site_url, Detail.FULL, level=3),
+        _Listing(library, shown, site_url, Detail.FULL, level=3, inert=inert),
     ]
     return _encoded(blocks)
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..jsonout import indented
 from ..model import Library
 from ..render.inert import InertRules
-from ..render.sarif import driver, envelope
+from ..render.sarif import descriptor_fragments, driver, envelope
 
 FILE_NAME = "rules.sarif.json"
 
@@ -27,7 +27,10 @@ def sarif_log(
 
 
 def render(library: Library, site_url: str | None, inert: InertRules | None = None) -> bytes:
-    return indented(sarif_log(library, site_url, inert))
+    """:func:`sarif_log` as indented JSON, each rule's descriptor kept by ``inert``."""
+    rules = descriptor_fragments(library, site_url, inert or InertRules())
+    tool = {"driver": driver(library, site_url, inert, rules=rules.fragment())}
+    return indented(envelope({"tool": tool, "results": []}))
 
 
 def files(

@@ -13,7 +13,7 @@ import re
 
 from ..model import Library
 from ..render.inert import InertRules, inert_library
-from ..render.markdown import encode_blocks, library_blocks
+from ..render.markdown import encode_blocks, encoded_library, library_blocks
 from ..render.yaml_text import yaml_text
 
 FILE_NAME = "SKILL.md"
@@ -45,14 +45,18 @@ def front_matter(library: Library) -> str:
     return f"---\n{dumped}---\n"
 
 
-def render(library: Library, notice: str | None = None) -> bytes:
+def render(library: Library, notice: str | None = None, inert: InertRules | None = None) -> bytes:
     """``SKILL.md``: front matter, then the library with each rule's guidance (after
-    ``notice``, a paragraph saying where the file comes from, when given)."""
-    prefix = front_matter(library) + "\n" + (f"{notice}\n\n" if notice else "")
-    return encode_blocks(library_blocks(library, full=False), prefix=prefix)
+    ``notice``, a paragraph saying where the file comes from, when given). The library is
+    printed as given, unless ``inert`` is given: then it is made inert with it."""
+    shown = library if inert is None else inert_library(library, inert)
+    prefix = front_matter(shown) + "\n" + (f"{notice}\n\n" if notice else "")
+    if inert is None:
+        return encode_blocks(library_blocks(library, full=False), prefix=prefix)
+    return encoded_library(library, shown, inert, full=False, prefix=prefix)
 
 
 def files(library: Library, inert: InertRules | None = None) -> dict[str, bytes]:
     """``SKILL.md``, with the library's text inert (raw HTML shows as text: see
     :mod:`rlt_rules.render.inert`)."""
-    return {FILE_NAME: render(inert_library(library, inert))}
+    return {FILE_NAME: render(library, inert=inert or InertRules())}

@@ -127,8 +127,12 @@ def rule_pieces(
             heading = f"{'#' * (level - 1)} {md_text(library.category(current).title)}"
             yield ("\n\n" if separator else "") + heading
             separator = "\n\n"
-        shown = None if detail is Detail.INDEX else inert.rule(rule)
-        yield separator + rule_text(rule, detail, site_url, level, shown)
+        yield separator + inert.part(
+            ("rule_text", rule, detail.value, site_url, level),  # str: hashed once
+            lambda rule=rule: rule_text(
+                rule, detail, site_url, level, None if detail is Detail.INDEX else inert.rule(rule)
+            ),
+        )
         separator = between
 
 

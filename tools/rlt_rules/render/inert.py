@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 
 from ..model import Example, Library, Rule
@@ -336,7 +337,9 @@ def inert_rule(rule: Rule) -> Rule:
 class InertRules:
     """Rules made inert (:func:`inert_rule`), each once, for as long as its owner keeps this
     object: one listing or one export run, which asks for the same rules at several levels of
-    detail. Rules are known by identity: the owner holds one library."""
+    detail. Rules are known by identity: the owner holds one library. The formats ask it for
+    their per-rule pieces too (:meth:`part`): this one makes them every time, and
+    :class:`~.parts.RuleParts`, its kind kept across a live preview's builds, remembers them."""
 
     __slots__ = ("_known",)
 
@@ -356,6 +359,12 @@ class InertRules:
         if known is None or known[0] is not rule:
             known = self._known[id(rule)] = (rule, inert_rule(rule))
         return known[1]
+
+    def part[V](self, key: Hashable, make: Callable[[], V]) -> V:
+        """A format's piece of one rule, made by ``make``; ``key`` holds everything it is made
+        from (the rule, the site URL, the library's inputs it reads). Made every time here;
+        :class:`~.parts.RuleParts` keeps them across runs."""
+        return make()
 
 
 def _inert_example(example: Example) -> Example:

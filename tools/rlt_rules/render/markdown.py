@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..model import Example, Library, Rule, Status
 from .code import fenced
+from .inert import InertRules
 from .text import rule_heading, starts_with_code
 
 
@@ -97,6 +98,38 @@ def library_blocks(library: Library, *, full: bool, rule_level: int = 3) -> list
     return blocks
 
 
+def encoded_library(
+    library: Library,
+    shown: Library,
+    inert: InertRules,
+    *,
+    full: bool,
+    after_title: tuple[str, ...] = (),
+    prefix: str = "",
+) -> bytes:
+    """``encode_blocks(blocks, prefix)`` of :func:`library_blocks` of ``shown`` (the library
+    made inert by ``inert``) with ``after_title`` inserted after its title, each rule's blocks
+    encoded as one piece, kept by ``inert.part`` by the rule and how it is shown."""
+    rule_level = 3
+    encoded = [
+        block.encode("utf-8")
+        for block in (f"# {shown.title}", *after_title, shown.subtitle, *shown.preamble)
+    ]
+    for category, shown_category in zip(library.categories, shown.categories, strict=True):
+        encoded.append(f"{'#' * (rule_level - 1)} {shown_category.title}".encode())
+        for rule in library.rules_in(category.id):
+            encoded.append(
+                inert.part(
+                    ("rule_blocks", rule, rule_level, full),
+                    lambda rule=rule: b"\n\n".join(
+                        block.encode("utf-8")
+                        for block in rule_blocks(inert.rule(rule), rule_level, full=full)
+                    ),
+                )
+            )
+    return _joined(encoded, prefix)
+
+
 def join_blocks(blocks: list[str]) -> str:
     """Blocks separated by one blank line, ending with one newline."""
     return "\n\n".join(blocks) + "\n"
@@ -109,7 +142,13 @@ def encode_blocks(blocks: list[str], prefix: str = "") -> bytes:
     it holds one non-ASCII character ("—"), nor is it copied to add the final newline: the
     exports' peak memory at 5,000 rules is a third lower.
     """
-    encoded = [block.encode("utf-8") for block in blocks] or [b""]
+    return _joined([block.encode("utf-8") for block in blocks], prefix)
+
+
+def _joined(encoded: list[bytes], prefix: str) -> bytes:
+    """Encoded blocks joined as :func:`encode_blocks` joins them (a piece may hold several
+    blocks, already joined: a block always has a piece of its own or shares one)."""
+    encoded = encoded or [b""]
     encoded[0] = prefix.encode("utf-8") + encoded[0]
     encoded[-1] += b"\n"
     return b"\n\n".join(encoded)

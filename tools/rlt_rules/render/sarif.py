@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from ..jsonout import ArrayPieces, indented_array, indented_fragment
 from ..model import Detector, HintSeverity, Library, Rule, Status
 from .inert import InertRules, inert_rule
 from .links import rule_url, site_base
@@ -164,10 +165,45 @@ def rule_descriptors(
     return [rule_descriptor(library, rule, site_url, replaced, inert) for rule in library.rules]
 
 
+#: How deep :func:`envelope` puts a rule's descriptor: ``runs[0].tool.driver.rules[i]``.
+DESCRIPTOR_DEPTH = 6
+
+
+def descriptor_fragments(library: Library, site_url: str | None, inert: InertRules) -> ArrayPieces:
+    """``driver.rules`` of a log of one run (:func:`envelope`) as its indented JSON, each
+    rule's descriptor kept by ``inert.part`` by everything it is made from: the rule, the site
+    URL, its category's title and the ids it replaces."""
+    replaced = replaced_ids(library)
+    return indented_array(
+        (
+            inert.part(
+                (
+                    "sarif",
+                    rule,
+                    site_url,
+                    library.category(rule.category).title,
+                    tuple(replaced.get(rule.id, ())),
+                ),
+                lambda rule=rule: indented_fragment(
+                    rule_descriptor(library, rule, site_url, replaced, inert), DESCRIPTOR_DEPTH
+                ),
+            )
+            for rule in library.rules
+        ),
+        DESCRIPTOR_DEPTH - 1,
+    )
+
+
 def driver(
-    library: Library, site_url: str | None, inert: InertRules | None = None
+    library: Library,
+    site_url: str | None,
+    inert: InertRules | None = None,
+    *,
+    rules: object = None,
 ) -> dict[str, Any]:
-    """The ``tool.driver`` ``toolComponent``: the library, its version and its rules."""
+    """The ``tool.driver`` ``toolComponent``: the library, its version and its rules
+    (:func:`rule_descriptors`, or ``rules`` when given: their JSON, from
+    :func:`descriptor_fragments`)."""
     component: dict[str, Any] = {
         "name": library.title,
         "fullName": f"{library.title}: {library.subtitle}",
@@ -176,7 +212,7 @@ def driver(
     }
     if site_url:
         component["informationUri"] = site_base(site_url)
-    component["rules"] = rule_descriptors(library, site_url, inert)
+    component["rules"] = rule_descriptors(library, site_url, inert) if rules is None else rules
     return component
 
 

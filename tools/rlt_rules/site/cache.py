@@ -9,8 +9,10 @@ own: what is worth remembering across builds is remembered here.
 
 from __future__ import annotations
 
+from ..atomic import LastWritten
 from ..memo import ByPage, Recent
 from ..pairs import MarkerCache
+from ..render.parts import RuleParts
 
 
 class PageCache:
@@ -20,6 +22,8 @@ class PageCache:
     __slots__ = (
         "detector_yaml",
         "examples",
+        "export_parts",
+        "exports_written",
         "filter_texts",
         "highlighted",
         "index_rows",
@@ -59,9 +63,13 @@ class PageCache:
         self.highlighted: Recent = Recent()
         #: A practice item's JSON by the item, its choices' titles and its rule's URL.
         self.item_json: Recent = Recent()
+        #: The exports' per-rule pieces (:func:`rlt_rules.export.site_files`), and what was
+        #: last written at each export's path, so that an unchanged file is not written again.
+        self.export_parts = RuleParts()
+        self.exports_written = LastWritten()
 
     def next_generation(self) -> None:
         for name in self.__slots__:
             memo = getattr(self, name)
-            if isinstance(memo, Recent):
+            if isinstance(memo, Recent | RuleParts):
                 memo.next_generation()

@@ -35,7 +35,6 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from ..atomic import write_atomic
 from ..export import site_files
 from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from ..model import LibraryError, Rule
@@ -373,16 +372,23 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         """
         build = self._current()
         library = build.site.library
-        published = site_files(library, versioned_site_url(config.site_url, library.version))
+        site_url = versioned_site_url(config.site_url, library.version)
+        # While serving, unchanged rules' pieces come from the builds before (same bytes); a
+        # one-off build makes them for itself (keeping them would cost it, not save).
+        parts = self._pages.export_parts if self._serving else None
+        published = site_files(library, site_url, parts)
         published[TAGS_EXPORT] = build.tags.export(
             library, directory_urls=config.use_directory_urls
         )
         site_dir = Path(config.site_dir)
-        for relative, data in published.items():
-            target = site_dir / _safe_relative(relative)
+        written = self._pages.exports_written
+        targets = [site_dir / _safe_relative(relative) for relative in published]
+        for target, data in zip(targets, published.values(), strict=True):
             target.parent.mkdir(parents=True, exist_ok=True)
             # MkDocs writes the site's pages without syncing them to disk; so do exports here.
-            write_atomic(target, data, durable=False)
+            # A file still as this plugin last wrote it, with the same bytes, is left alone.
+            written.write(target, data, durable=False)
+        written.forget_others(targets)
         log.info("rlt-rules: published %d export files", len(published))
         if self._preview is not None and build.preview is not None:
             if config.plugins.get("material/search") is not None:
