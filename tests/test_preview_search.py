@@ -9,7 +9,6 @@ it fails if the memo cut naively.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from material.plugins.search.plugin import Parser, SearchIndex
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.pages import Page
 
-from rlt_rules.site.search import PreviewSearch
+from rlt_rules.site.search import INDEX_PATH, PreviewSearch
 from rlt_rules.site.search_sections import (
     ParsedSection,
     SectionMemo,
@@ -167,20 +166,22 @@ def site_pages(
     yield pages, dict(config.plugins["material/search"].config)
 
 
-def test_every_page_of_a_site_gets_materials_sections_and_entries(site_pages) -> None:
+def test_every_page_of_a_site_gets_materials_sections_and_entries(
+    site_pages, tmp_path: Path
+) -> None:
     pages, search_config = site_pages
     assert len(pages) > 10
-    preview = PreviewSearch()
+    memo, preview = SectionMemo(), PreviewSearch()
     for page in pages:
-        assert preview._sections.sections(page.file.src_uri, page.content) == whole_page_sections(
-            page.content
-        ), page.file.src_uri
+        uri = page.file.src_uri
+        assert memo.sections(uri, page.content) == whole_page_sections(page.content), uri
         material = SearchIndex(**search_config)
         material.add_entry_from_context(page)
-        theirs = json.dumps(material.entries, separators=(",", ":"), default=str)[1:-1]
         preview.index(page, search_config)
         preview.restore(page)
-        assert preview._entries[page.file.src_uri] == theirs, page.file.src_uri
+        preview.write(str(tmp_path), [uri])
+        written = (tmp_path / INDEX_PATH).read_text(encoding="utf-8")
+        assert written == material.generate_search_index(None), uri
 
 
 def test_a_site_has_pages_the_memo_cuts(site_pages) -> None:
