@@ -11,6 +11,10 @@ index a clean build writes.
 So that no page is parsed twice, a page the plugin has indexed is marked ``search: exclude``
 (Material's documented front matter setting) while Material's plugin sees it, and the page's
 own setting is put back before anything else reads it (:meth:`PreviewSearch.restore`).
+
+A page's sections come from :class:`.search_sections.SectionMemo`: only the chunks of its HTML
+(one per heading) not parsed before are parsed again; its entries are made from them by
+Material's own ``create_entry_for_section``, as Material's plugin makes them.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any
 from material.plugins.search.plugin import SearchIndex
 from mkdocs.structure.pages import Page
 from mkdocs.utils import write_file
+
+from .search_sections import SectionMemo
 
 #: Where Material's search plugin writes its index, relative to the site directory.
 INDEX_PATH = "search/search_index.json"
@@ -38,22 +44,27 @@ class PreviewSearch:
         self._config: str | None = None
         #: Pages marked excluded for Material's plugin, with their own ``search`` setting.
         self._hidden: dict[str, tuple[bool, Any]] = {}
+        self._sections = SectionMemo()
 
     def knows(self, src_uri: str) -> bool:
         return src_uri in self._entries
 
     def forget_all(self) -> None:
         self._entries.clear()  # a cross-build cache: a full rebuild resets it
+        self._sections.forget_all()
 
     def index(self, page: Page, search_config: Any) -> None:
         """Index ``page`` (rendered, before Material's plugin sees it) and hide it from
         Material's plugin."""
         index = SearchIndex(**search_config)
-        index.add_entry_from_context(page)
-        data = json.loads(index.generate_search_index(None))
+        if not (page.meta.get("search") or {}).get("exclude"):  # as add_entry_from_context
+            for parsed in self._sections.sections(page.file.src_uri, page.content or ""):
+                if not parsed.excluded:
+                    index.create_entry_for_section(parsed.section(), page.toc, page.url, page)
         if self._config is None:
-            self._config = json.dumps(data["config"], separators=_SEPARATORS, default=str)
-        docs = json.dumps(data["docs"], separators=_SEPARATORS, default=str)
+            config = json.loads(index.generate_search_index(None))["config"]
+            self._config = json.dumps(config, separators=_SEPARATORS, default=str)
+        docs = json.dumps(index.entries, separators=_SEPARATORS, default=str)
         self._entries[page.file.src_uri] = docs[1:-1]
         had, own = "search" in page.meta, page.meta.get("search")
         self._hidden[page.file.src_uri] = (had, own)
