@@ -18,10 +18,12 @@ class IdleCollector:
     """Collects garbage ``delay`` seconds after each build instead of during the next one.
 
     ``build_started`` (the first event of a build) turns automatic collection off, from the
-    second build on (the first, which renders every page, collects as usual);
-    ``build_ended`` (after the build, whether it succeeded or failed) schedules one full
-    collection, which turns it on again unless another build has started meanwhile. ``close``
-    cancels what is scheduled and turns collection back on as it was.
+    second build on; ``build_ended`` (after the build, whether it succeeded or failed)
+    schedules one full collection, which turns it on again unless another build has started
+    meanwhile. The first build, which renders every page, collects as usual and schedules
+    nothing: a full collection right after it walks the whole preview's memory, and would hold
+    up an edit made at once. ``close`` cancels what is scheduled and turns collection back on
+    as it was.
     """
 
     def __init__(self, *, delay: float) -> None:
@@ -42,8 +44,10 @@ class IdleCollector:
     def build_ended(self) -> None:
         with self._lock:
             self._building = False
-            self._ended_once = True
             self._cancel()
+            if not self._ended_once:  # the first build: collection stayed on
+                self._ended_once = True
+                return
             timer = threading.Timer(self.delay, self._collect)
             timer.daemon = True  # a server stopping does not wait for a collection
             self._timer = timer
