@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -91,6 +92,9 @@ class SiteBuild:
     page_order: tuple[str, ...] = ()
     #: A live preview's part of this build (None outside ``mkdocs serve --dirty``).
     preview: PreviewBuild | None = None
+    #: In a preview, set by ``on_files``: the exports being rendered and written on the
+    #: plugin's export thread (the number of files, when done).
+    exports: Future[int] | None = None
 
 
 class _UnchangedPage(File):
@@ -112,6 +116,10 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         self._preview: Preview | None = None
         #: While the preview runs: garbage collected after a rebuild rather than during one.
         self._collector: IdleCollector | None = None
+        #: While the preview runs: the thread that renders and writes a rebuild's exports while
+        #: MkDocs renders its pages (writing 51 MB at 1,000 rules leaves the interpreter lock
+        #: to the pages).
+        self._exporter: ThreadPoolExecutor | None = None
         #: True under ``mkdocs serve``: a live preview has no deployed versions to list.
         self._serving = False
         self._build: SiteBuild | None = None
@@ -124,6 +132,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         if command == "serve" and dirty:
             self._preview = Preview()
             self._collector = IdleCollector(delay=IDLE_COLLECTION_DELAY)
+            self._exporter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlt-exports")
 
     def on_shutdown(self) -> None:
         self._close_preview()
@@ -135,6 +144,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         if self._collector is not None:
             self._collector.close()
         self._collector = None
+        if self._exporter is not None:
+            self._exporter.shutdown(wait=True)
+        self._exporter = None
 
     def _current(self) -> SiteBuild:
         if self._build is None:
@@ -211,6 +223,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         for side_file in assembly.files:
             files.append(File.generated(config, side_file.uri, content=side_file.content))
         build.section_key = build_key(config, files)
+        if self._exporter is not None:  # after the plan, which may empty the site directory
+            build.exports = self._exporter.submit(self._publish_exports, config, build)
         return files
 
     def _fill(self, markdown: str, page_uri: str) -> Filled:
@@ -364,13 +378,30 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
 
     @event_priority(-50)  # after Material's search plugin has written its index
     def on_post_build(self, config: MkDocsConfig) -> None:
-        """Publish the exports and ``tags.json`` at the site root, each file replaced
-        atomically; in a preview, write the search index of every page.
+        """Publish the exports and ``tags.json`` at the site root (in a preview, wait for the
+        export thread to have done so); in a preview, write the search index of every page."""
+        build = self._current()
+        if build.exports is not None:
+            published = build.exports.result()  # its error, if any, fails the build
+        else:
+            published = self._publish_exports(config, build)
+        log.info("rlt-rules: published %d export files", published)
+        if self._preview is not None and build.preview is not None:
+            if config.plugins.get("material/search") is not None:
+                self._preview.search.write(config.site_dir, build.page_order)
+            self._preview.finished(build.preview)
+        if self._collector is not None:
+            self._collector.build_ended()
+
+    def _publish_exports(self, config: MkDocsConfig, build: SiteBuild) -> int:
+        """Write the exports and ``tags.json`` under ``site_dir``, each file replaced
+        atomically; the number of files. Reads only ``build``'s library and tags and the
+        plugin's export caches, which nothing else touches during a build (so it may run on
+        the export thread).
 
         The exports' links (SARIF ``helpUri``, llms.txt) point at this version's pages as mike
         publishes them: ``<site_url><library version>/rules/R03/``.
         """
-        build = self._current()
         library = build.site.library
         site_url = versioned_site_url(config.site_url, library.version)
         # While serving, unchanged rules' pieces come from the builds before (same bytes); a
@@ -389,15 +420,11 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             # A file still as this plugin last wrote it, with the same bytes, is left alone.
             written.write(target, data, durable=False)
         written.forget_others(targets)
-        log.info("rlt-rules: published %d export files", len(published))
-        if self._preview is not None and build.preview is not None:
-            if config.plugins.get("material/search") is not None:
-                self._preview.search.write(config.site_dir, build.page_order)
-            self._preview.finished(build.preview)
-        if self._collector is not None:
-            self._collector.build_ended()
+        return len(published)
 
     def on_build_error(self, error: Exception) -> None:
+        if self._build is not None and self._build.exports is not None:
+            wait([self._build.exports])  # no export thread outlives its build
         if self._preview is not None and self._build is not None and self._build.preview:
             self._preview.failed(self._build.preview)
         if self._collector is not None:
