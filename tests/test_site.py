@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -496,11 +497,23 @@ def test_the_native_watcher_reports_changes_and_not_reading(tmp_path: Path) -> N
             if not event.is_directory:
                 seen.append(event)
 
+    marks = iter(range(1_000))
+
     def events_after(action) -> list[str]:
+        """The kinds of event ``action`` caused: a marker file written after it is reported
+        after them (inotify keeps order), so waiting for the marker waits for them, however
+        loaded the machine is."""
         seen.clear()
         action()
-        time.sleep(0.3)
-        return sorted({type(event).__name__ for event in seen})
+        marker = tmp_path / f"marker-{next(marks)}"
+        marker.write_text("", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while not any(event.src_path == str(marker) for event in seen):
+            assert time.monotonic() < deadline, "the watcher never reported the marker file"
+            time.sleep(0.01)
+        return sorted(
+            {type(event).__name__ for event in seen if not Path(event.src_path).name.startswith("marker-")}
+        )
 
     def replace() -> None:
         (tmp_path / ".R01.yaml.swp").write_text("id: R01\ntitle: b\n", encoding="utf-8")
@@ -510,7 +523,6 @@ def test_the_native_watcher_reports_changes_and_not_reading(tmp_path: Path) -> N
     observer.schedule(Collect(), str(tmp_path), recursive=True)
     observer.start()
     try:
-        time.sleep(0.1)
         assert events_after(rule.read_bytes) == []
         assert "FileModifiedEvent" in events_after(lambda: rule.write_text("a", "utf-8"))
         assert "FileMovedEvent" in events_after(replace)
@@ -535,9 +547,39 @@ def test_a_watch_the_operating_system_refuses_says_what_to_do(tmp_path: Path) ->
     observer.stop()
 
 
+class _HandTimers:
+    """Delayed actions the test runs itself: no thread, no sleep, the same under any load."""
+
+    def __init__(self) -> None:
+        self.pending: list[_HandTimer] = []
+
+    def __call__(self, delay: float, action) -> _HandTimer:
+        timer = _HandTimer(action)
+        self.pending.append(timer)
+        return timer
+
+    def fire_all(self) -> int:
+        due, self.pending = self.pending, []
+        fired = 0
+        for timer in due:
+            if not timer.cancelled:
+                timer.action()
+                fired += 1
+        return fired
+
+
+class _HandTimer:
+    def __init__(self, action) -> None:
+        self.action = action
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
 def test_the_preview_collects_garbage_after_a_rebuild_not_during_it() -> None:
     """The first build collects as usual and schedules nothing; later ones run with
-    collection off; a collection follows each after the delay, unless the next build has
+    collection off; a collection follows each when its delay is up, unless the next build has
     started."""
     import gc
 
@@ -548,30 +590,67 @@ def test_the_preview_collects_garbage_after_a_rebuild_not_during_it() -> None:
             collections.append(info["generation"])
 
     assert gc.isenabled()
-    collector = IdleCollector(delay=0.05)
+    timers = _HandTimers()
+    collector = IdleCollector(delay=0.05, schedule=timers)
     gc.callbacks.append(count)
     try:
         collector.build_started()
         assert gc.isenabled()  # the first build
         collections.clear()
         collector.build_ended()
-        time.sleep(0.3)
+        assert timers.fire_all() == 0  # nothing scheduled after the first build
         assert 2 not in collections and gc.isenabled()
         collector.build_started()
         assert not gc.isenabled()
         collections.clear()
         collector.build_ended()
-        collector.build_started()  # before the collection was due: it is not made
-        time.sleep(0.3)
+        collector.build_started()  # before the collection was due: it is called off
+        assert timers.fire_all() == 0
         assert 2 not in collections and not gc.isenabled()
         collector.build_ended()
-        time.sleep(0.3)
+        assert len(timers.pending) == 1
+        assert timers.fire_all() == 1
         assert 2 in collections and gc.isenabled()
         collector.build_started()
+        assert not gc.isenabled()
     finally:
         collector.close()
         gc.callbacks.remove(count)
     assert gc.isenabled()
+
+
+def test_a_collection_due_while_a_build_runs_waits_for_the_build() -> None:
+    """A timer that fires anyway (cancel raced it) finds a build running and does nothing."""
+    import gc
+
+    timers = _HandTimers()
+    collector = IdleCollector(delay=0.05, schedule=timers)
+    try:
+        collector.build_started()
+        collector.build_ended()
+        collector.build_started()
+        collector.build_ended()
+        (due,) = timers.pending
+        collector.build_started()
+        due.action()  # as if the thread had already started when cancel came
+        assert not gc.isenabled()
+    finally:
+        collector.close()
+    assert gc.isenabled()
+
+
+def test_the_default_schedule_is_a_daemon_timer_that_can_be_called_off() -> None:
+    from rlt_rules.site.idle import start_daemon_timer
+
+    ran = threading.Event()
+    timer = start_daemon_timer(0.01, ran.set)
+    assert timer.daemon
+    assert ran.wait(timeout=60)
+    never = threading.Event()
+    called_off = start_daemon_timer(3600, never.set)
+    called_off.cancel()
+    called_off.join(timeout=60)
+    assert not called_off.is_alive() and not never.is_set()
 
 
 def _wait_for(url: str, wanted: str, process: subprocess.Popen, limit: float = 60.0) -> str:

@@ -12,6 +12,23 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
+from typing import Protocol
+
+
+class Cancellable(Protocol):
+    """What scheduling a collection returns: it can be called off before it runs."""
+
+    def cancel(self) -> None: ...
+
+
+def start_daemon_timer(delay: float, action: Callable[[], None]) -> Cancellable:
+    """Runs ``action`` after ``delay`` seconds on a daemon thread (a stopping server does not
+    wait for it)."""
+    timer = threading.Timer(delay, action)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 class IdleCollector:
@@ -24,14 +41,24 @@ class IdleCollector:
     nothing: a full collection right after it walks the whole preview's memory, and would hold
     up an edit made at once. ``close`` cancels what is scheduled and turns collection back on
     as it was.
+
+    ``schedule(delay, action)`` starts the delayed collection and returns something with
+    ``cancel()``; the default is a daemon timer thread. A test passes its own and runs the
+    action when it chooses, so nothing depends on how fast a thread gets a core.
     """
 
-    def __init__(self, *, delay: float) -> None:
+    def __init__(
+        self,
+        *,
+        delay: float,
+        schedule: Callable[[float, Callable[[], None]], Cancellable] = start_daemon_timer,
+    ) -> None:
         self.delay = delay
+        self._schedule = schedule
         self._lock = threading.Lock()
         self._building = False
         self._ended_once = False
-        self._timer: threading.Timer | None = None
+        self._timer: Cancellable | None = None
         self._was_enabled = gc.isenabled()
 
     def build_started(self) -> None:
@@ -48,10 +75,7 @@ class IdleCollector:
             if not self._ended_once:  # the first build: collection stayed on
                 self._ended_once = True
                 return
-            timer = threading.Timer(self.delay, self._collect)
-            timer.daemon = True  # a server stopping does not wait for a collection
-            self._timer = timer
-            timer.start()
+            self._timer = self._schedule(self.delay, self._collect)
 
     def close(self) -> None:
         with self._lock:
