@@ -1,7 +1,8 @@
 """The pinned real-engine corpus: SGLang 0.5.23's Python files, fetched from PyPI, never committed.
 
-``python tools/corpus.py fetch`` downloads the wheel with ``pip download --no-deps``, checks its
-sha256, and unpacks only its ``.py`` files into ``.cache/corpus/sglang-0.5.23/`` (ignored by
+``python tools/corpus.py fetch`` downloads each pinned wheel (0.5.23, the judged one, and
+0.5.22, the base of the exam's real change control) with ``pip download --no-deps``, checks its
+sha256, and unpacks only its ``.py`` files into ``.cache/corpus/sglang-<version>/`` (ignored by
 Git); a later run finds them there and does nothing. ``python tools/corpus.py where`` prints the
 folder. ``./dev test`` and ``./dev bench`` run ``fetch`` first; the corpus tests fail (never
 skip) when the folder is missing, naming this command.
@@ -27,14 +28,41 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "sglang"
-VERSION = "0.5.23"
-NAME = f"{PACKAGE}-{VERSION}"
-WHEEL = f"{PACKAGE}-{VERSION}-cp311-cp311-manylinux_2_34_x86_64.whl"
-SHA256 = "00b3cd5b265ac76c64185fbb6b95424f324ddd9f428d0306b77bc9db9d859937"
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """One pinned wheel: its version, file name and sha256."""
+
+    version: str
+    wheel: str
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        return f"{PACKAGE}-{self.version}"
+
+
+#: Every pinned wheel, the judged one first: 0.5.22 is the base of the exam's real change
+#: control (``exam/sglang-0.5.22-0.5.23/``).
+PINS = (
+    Pin(
+        "0.5.23",
+        f"{PACKAGE}-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "00b3cd5b265ac76c64185fbb6b95424f324ddd9f428d0306b77bc9db9d859937",
+    ),
+    Pin(
+        "0.5.22",
+        f"{PACKAGE}-0.5.22-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "cc9a0f15bd8f877a0584fdb7a1702240177a1f1cc8d17c978715161717b9037b",
+    ),
+)
+NAME = PINS[0].name
 #: Where the unpacked files live; ``RLT_CORPUS_CACHE`` moves the cache folder.
 CACHE = Path(os.environ.get("RLT_CORPUS_CACHE", ROOT / ".cache" / "corpus"))
 FOLDER = CACHE / NAME
@@ -60,7 +88,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _download(into: Path) -> Path:
+def _download(into: Path, pin: Pin) -> Path:
     command = [
         sys.executable,
         "-m",
@@ -76,21 +104,21 @@ def _download(into: Path) -> Path:
         "manylinux_2_34_x86_64",
         "-d",
         str(into),
-        f"{PACKAGE}=={VERSION}",
+        f"{PACKAGE}=={pin.version}",
     ]
     completed = subprocess.run(command, capture_output=True, text=True, check=False)
-    wheel = into / WHEEL
+    wheel = into / pin.wheel
     if completed.returncode != 0 or not wheel.is_file():
         raise SystemExit(
-            f"error: pip download of {PACKAGE}=={VERSION} failed (is the package index "
+            f"error: pip download of {PACKAGE}=={pin.version} failed (is the package index "
             f"reachable?):\n{completed.stderr.strip()}\nRerun `{FETCH_COMMAND}` when it is."
         )
     return wheel
 
 
-def _unpack(wheel: Path, folder: Path) -> int:
+def _unpack(wheel: Path, folder: Path, pin: Pin = PINS[0]) -> int:
     """Only the ``.py`` files, into a fresh folder renamed into place when complete."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{NAME}-", dir=folder.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{pin.name}-", dir=folder.parent))
     count = 0
     with zipfile.ZipFile(wheel) as archive:
         for member in archive.infolist():
@@ -101,29 +129,34 @@ def _unpack(wheel: Path, folder: Path) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(archive.read(member))
             count += 1
-    (staging / DONE).write_text(f"{WHEEL} sha256 {SHA256}: {count} .py files\n", "utf-8")
+    (staging / DONE).write_text(f"{pin.wheel} sha256 {pin.sha256}: {count} .py files\n", "utf-8")
     if folder.exists():
         shutil.rmtree(folder)
     staging.rename(folder)
     return count
 
 
-def fetch(folder: Path = FOLDER) -> Path:
-    """The unpacked corpus folder, fetched and unpacked first when missing."""
+def fetch(folder: Path = FOLDER, pin: Pin = PINS[0]) -> Path:
+    """The unpacked corpus folder of ``pin``, fetched and unpacked first when missing."""
     if ready(folder):
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rlt-corpus-") as tmp:
-        wheel = _download(Path(tmp))
+        wheel = _download(Path(tmp), pin)
         found = _sha256(wheel)
-        if found != SHA256:
+        if found != pin.sha256:
             raise SystemExit(
-                f"error: {WHEEL} has sha256 {found}, expected {SHA256}: not the pinned file; "
-                "nothing was unpacked."
+                f"error: {pin.wheel} has sha256 {found}, expected {pin.sha256}: not the pinned "
+                "file; nothing was unpacked."
             )
-        count = _unpack(wheel, folder)
-    print(f"==> corpus: {count} .py files of {WHEEL} in {folder}", file=sys.stderr)
+        count = _unpack(wheel, folder, pin)
+    print(f"==> corpus: {count} .py files of {pin.wheel} in {folder}", file=sys.stderr)
     return folder
+
+
+def fetch_all() -> list[Path]:
+    """Every pinned wheel's folder, each fetched when missing."""
+    return [fetch(CACHE / pin.name, pin) for pin in PINS]
 
 
 def measure(*, write: bool) -> int:
@@ -194,7 +227,9 @@ def gather(files: list[Path], *, package: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("fetch", help="download, check and unpack the corpus (once)")
+    commands.add_parser(
+        "fetch", help="download, check and unpack every pinned version of the corpus (once)"
+    )
     commands.add_parser("where", help="print the corpus folder")
     measured = commands.add_parser("measure", help="each detector's figures on the judged slice")
     measured.add_argument(
@@ -212,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "gather":
         return gather(args.files, package=args.scope == "package")
     if args.command == "fetch":
-        fetch()
+        fetch_all()
         return 0
     if args.command == "where":
         print(FOLDER)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .atomic import WriteRefused
+from .commands import exam as exam_command
 from .commands import examples as examples_command
 from .commands import export as export_command
 from .commands import findings as findings_command
@@ -37,6 +38,7 @@ COMMAND_MODULES = (
     review_command,
     mcp_command,
     scan_command,
+    exam_command,
     site_command,
     release_command,
     schema_command,

@@ -1,0 +1,139 @@
+"""An exam score as people read it (a table per group of tasks) and as tools read it (JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..jsonout import indented
+from .scoring import ExamScore, Table, Tally
+from .tasks import TOLERANCE, Group
+
+#: The columns of a table: heading, width.
+_COLUMNS = (
+    ("rule", 14),
+    ("cases", 6),
+    ("hits", 5),
+    ("recall", 7),
+    ("noise", 6),
+    ("valid", 6),
+    ("dup", 4),
+    ("precision", 10),
+    ("F1", 6),
+    ("S/N", 7),
+)
+
+
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _row(name: str, tally: Tally) -> str:
+    cells = (
+        name,
+        str(tally.cases),
+        str(tally.hits),
+        _ratio(tally.recall),
+        str(tally.noise),
+        str(tally.valid),
+        str(tally.duplicates),
+        _ratio(tally.precision),
+        _ratio(tally.f1),
+        _ratio(tally.signal_to_noise),
+    )
+    first, *rest = zip(cells, _COLUMNS, strict=True)
+    return first[0].ljust(first[1][1]) + "".join(cell.rjust(width) for cell, (_, width) in rest)
+
+
+def table_text(table: Table) -> list[str]:
+    """A table's lines: a heading, one row per rule, the total."""
+    heading = _COLUMNS[0][0].ljust(_COLUMNS[0][1]) + "".join(
+        name.rjust(width) for name, width in _COLUMNS[1:]
+    )
+    lines = [heading]
+    lines.extend(_row(rule, tally) for rule, tally in table.rows.items())
+    lines.append(_row("all", table.total))
+    return lines
+
+
+def _groups(score: ExamScore) -> list[tuple[str, Group | None]]:
+    present = {s.task.group for s in score.tasks}
+    groups: list[tuple[str, Group | None]] = [
+        (str(group), group) for group in Group if group in present
+    ]
+    return [*groups, ("all", None)] if len(groups) > 1 else groups or [("all", None)]
+
+
+def text_report(score: ExamScore, title: str = "Exam") -> str:
+    """Per group of tasks (library, real) and overall: cases, hits, recall, noise, valid,
+    duplicates, precision, F1 and signal-to-noise per rule; then the invalid answers."""
+    tasks = score.tasks
+    lines = [
+        f"{title}: {len(tasks)} task(s). A finding hits a defect when it cites its rule (or "
+        f"an allowed alternative), names its file and touches its lines within {TOLERANCE} "
+        "lines; S/N = (hits + valid) / max(noise, 1).",
+    ]
+    for name, group in _groups(score):
+        chosen = [s for s in tasks if group is None or s.task.group is group]
+        defects = sum(len(s.task.expected) for s in chosen)
+        lines += ["", f"{name} tasks: {len(chosen)}, {defects} defect(s)"]
+        lines += table_text(score.table(group))
+    if score.invalid:
+        lines += ["", f"invalid answers, scored as no finding: {len(score.invalid)}"]
+        for task_score in score.invalid:
+            lines += [f"  {task_score.task.id}: {problem}" for problem in task_score.invalid]
+    return "\n".join(lines) + "\n"
+
+
+def _figures(tally: Tally) -> dict[str, Any]:
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    return {
+        "cases": tally.cases,
+        "hits": tally.hits,
+        "recall": rounded(tally.recall),
+        "noise": tally.noise,
+        "valid": tally.valid,
+        "duplicates": tally.duplicates,
+        "precision": rounded(tally.precision),
+        "f1": rounded(tally.f1),
+        "signal_to_noise": rounded(tally.signal_to_noise),
+    }
+
+
+def table_data(table: Table) -> dict[str, Any]:
+    return {
+        "rules": {rule: _figures(tally) for rule, tally in table.rows.items()},
+        "total": _figures(table.total),
+    }
+
+
+def json_report(score: ExamScore) -> bytes:
+    """The tables of :func:`text_report`, and every task's judged findings and missed defects."""
+    data = {
+        "tolerance": TOLERANCE,
+        "tasks": len(score.tasks),
+        "groups": {name: table_data(score.table(group)) for name, group in _groups(score)},
+        "invalid": {s.task.id: list(s.invalid) for s in score.invalid},
+        "results": [
+            {
+                "task": s.task.id,
+                "group": str(s.task.group),
+                "source": s.task.source,
+                "findings": [
+                    {
+                        "rule": judged.finding.rule,
+                        "path": judged.finding.path,
+                        "start_line": judged.finding.start_line,
+                        "end_line": judged.finding.end_line,
+                        "outcome": str(judged.outcome),
+                        "on": judged.on,
+                    }
+                    for judged in s.judged
+                ],
+                "missed": [expected.label for expected in s.missed],
+            }
+            for s in score.tasks
+        ],
+    }
+    return indented(data)
