@@ -10,10 +10,11 @@ pinned versions; its repository is that folder at the head version.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from .data import Control, ExamData, ExamDataError, InjectedCase, RealChange, Verdict
-from .patches import file_diff
+from .patches import addition_diff, file_diff
 from .sources import Corpora
 from .tasks import Expected, Group, Task, TaskFile, ValidRegion, make_task
 
@@ -31,17 +32,66 @@ def _valid(verdicts: tuple[Verdict, ...]) -> tuple[ValidRegion, ...]:
     )
 
 
+def _syntax_error(lines: list[str], start_line: int, end_line: int) -> SyntaxError | None:
+    """Why the file of ``lines`` does not parse, or None. The definition around lines
+    ``start_line..end_line`` is parsed first (a method, not the whole engine file); only when
+    it cannot be cut out cleanly, or fails, is the whole file parsed, for the true error."""
+    chunk = _enclosing_definition(lines, start_line, end_line)
+    if chunk is not None:
+        try:
+            ast.parse(chunk)
+        except SyntaxError:
+            pass
+        else:
+            return None
+    try:
+        ast.parse("".join(lines))
+    except SyntaxError as error:
+        return error
+    return None
+
+
+_HEADER = re.compile(r"(\s*)(?:async\s+def|def|class)\b")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _enclosing_definition(lines: list[str], start_line: int, end_line: int) -> str | None:
+    """The lines of the innermost ``def``/``class`` holding lines ``start_line..end_line``
+    (or starting there), dedented; None when there is none to cut out cleanly."""
+    region = [line for line in lines[start_line - 1 : end_line] if line.strip()]
+    if not region:
+        return None
+    depth = min(_indent(line) for line in region)
+    first = start_line - 1
+    while first >= 0:
+        header = _HEADER.match(lines[first])
+        if header is not None and len(header.group(1)) <= depth:
+            break
+        first -= 1
+    if first < 0:
+        return None
+    margin = lines[first][: _indent(lines[first])]
+    last = end_line
+    while last < len(lines) and (not lines[last].strip() or _indent(lines[last]) > len(margin)):
+        last += 1
+    body = lines[first:last]
+    if any(line.strip() and not line.startswith(margin) for line in body):
+        return None
+    return "".join(line[len(margin) :] if line.strip() else line for line in body)
+
+
 def case_task(case: InjectedCase, corpora: Corpora, verdicts: tuple[Verdict, ...]) -> Task:
     """The engine file with our lines in place of the lines the case replaces."""
     region = case.replaced
     lines = corpora.region_lines(region, case.where)
-    ours = case.lines if case.lines.endswith("\n") else case.lines + "\n"
-    before, after = lines[: region.start_line - 1], lines[region.end_line :]
-    head = "".join(before) + ours + "".join(after)
-    base = "".join(before + after)
-    try:
-        ast.parse(head)
-    except SyntaxError as error:
+    ours = (case.lines if case.lines.endswith("\n") else case.lines + "\n").splitlines(True)
+    head = lines[: region.start_line - 1] + ours + lines[region.end_line :]
+    last = region.start_line + len(ours) - 1
+    error = _syntax_error(head, region.start_line, last)
+    if error is not None:
         raise ExamDataError(
             [
                 case.where.problem(
@@ -49,11 +99,10 @@ def case_task(case: InjectedCase, corpora: Corpora, verdicts: tuple[Verdict, ...
                     f"{error.msg}): fix the case's lines or their indentation"
                 )
             ]
-        ) from None
-    total = head.count("\n") + (0 if head.endswith("\n") else 1)
-    if case.expect_end > total:
+        )
+    if case.expect_end > len(head):
         raise ExamDataError(
-            [case.where.problem(f"expect ends at line {case.expect_end}; the file has {total}")]
+            [case.where.problem(f"expect ends at line {case.expect_end}; the file has {len(head)}")]
         )
     expected = Expected(
         case.id, case.rule, case.also, region.path, case.expect_start, case.expect_end
@@ -61,8 +110,8 @@ def case_task(case: InjectedCase, corpora: Corpora, verdicts: tuple[Verdict, ...
     return make_task(
         Group.REAL,
         case.id,
-        (TaskFile(region.path, head),),
-        file_diff(region.path, base, head),
+        (TaskFile(region.path, "".join(head)),),
+        addition_diff(region.path, head, region.start_line, last),
         (expected,),
         _valid(verdicts),
     )
@@ -72,13 +121,11 @@ def control_task(control: Control, corpora: Corpora, verdicts: tuple[Verdict, ..
     """The engine file as it is, its region added by the diff."""
     region = control.region
     lines = corpora.region_lines(region, control.where)
-    head = "".join(lines)
-    base = "".join(lines[: region.start_line - 1] + lines[region.end_line :])
     return make_task(
         Group.REAL,
         control.id,
-        (TaskFile(region.path, head),),
-        file_diff(region.path, base, head),
+        (TaskFile(region.path, "".join(lines)),),
+        addition_diff(region.path, lines, region.start_line, region.end_line),
         (),
         _valid(verdicts),
     )

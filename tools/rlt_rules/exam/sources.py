@@ -31,6 +31,12 @@ def region_sha256(lines: list[str], start_line: int, end_line: int) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _lines(region: Region) -> str:
+    if region.start_line == region.end_line:
+        return f"line {region.start_line}"
+    return f"lines {region.start_line}–{region.end_line}"
+
+
 @dataclass(slots=True)
 class Corpora:
     """The corpus folders under ``root``, read once per file."""
@@ -75,7 +81,7 @@ class Corpora:
             raise CorpusError(
                 (
                     where.problem(
-                        f"lines {region.start_line}–{region.end_line} of {region.path} in "
+                        f"{_lines(region)} of {region.path} in "
                         f"{region.corpus}: the file has {len(lines)} lines; the corpus drifted "
                         f"or the record is wrong: run `{FETCH_COMMAND}` or re-anchor the record"
                     ),
@@ -86,8 +92,8 @@ class Corpora:
             raise CorpusError(
                 (
                     where.problem(
-                        f"the corpus drifted: lines {region.start_line}–{region.end_line} of "
-                        f"{region.path} in {self.folder(region.corpus)} have sha256 "
+                        f"the corpus drifted: the sha256 of {_lines(region)} of {region.path} "
+                        f"in {self.folder(region.corpus)} is "
                         f"{found[:12]}…, the record expects {region.sha256[:12]}…: fetch the "
                         f"pinned corpus again (`{FETCH_COMMAND}`), or re-anchor the record on "
                         "the lines it means and write their sha256"

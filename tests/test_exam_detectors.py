@@ -1,0 +1,104 @@
+"""The detectors sit the exam: their figures per rule (``exam/detectors.json``) may rise and
+may not fall.
+
+The default set and the preview set each run as ``scan --diff`` on every task of the exam
+(the library's pairs and the repository's ``exam/`` folder, against the fetched SGLang
+corpora); each hint is a finding of its rule. A rule whose hits fell or whose noise rose
+fails the ratchet, with the table. After a real gain, or new cases, write the figures:
+``rlt-rules exam ratchet --write``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlt_rules import load_library
+from rlt_rules.cli import main
+from rlt_rules.exam import open_exam
+from rlt_rules.exam.detectors import score_detectors
+from rlt_rules.exam.ratchet import FIGURES, SETS, compare, figures_of, read_figures
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ROOT / "rules"
+FIXTURES = ROOT / "tests" / "fixtures" / "exam"
+
+
+def _corpus_script():
+    spec = importlib.util.spec_from_file_location("exam_corpus_d", ROOT / "tools" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus_script = _corpus_script()
+CORPUS = corpus_script.CACHE
+
+
+def _require_corpora() -> None:
+    missing = [pin.name for pin in corpus_script.PINS if not corpus_script.ready(CORPUS / pin.name)]
+    if missing:
+        pytest.fail(
+            f"the SGLang corpora {', '.join(missing)} are not in {CORPUS}: run "
+            f"`{corpus_script.FETCH_COMMAND}` (`./dev test` runs it)"
+        )
+
+
+def test_no_rule_of_the_detectors_falls_below_its_committed_figures() -> None:
+    _require_corpora()
+    library = load_library(RULES)
+    exam = open_exam(library, ROOT / "exam", CORPUS)
+    runs = {name: score_detectors(exam, library, preview=p) for name, p in SETS.items()}
+    problems = [problem for run in runs.values() for problem in run.problems]
+    assert problems == [], "the scan could not finish on every task"
+    current = figures_of({name: run.score for name, run in runs.items()})
+    comparison = compare(read_figures(ROOT / "exam" / FIGURES), current)
+    assert not comparison.regressions, (
+        "a rule's hits fell or its noise rose (a real change? `rlt-rules exam ratchet "
+        "--write`, and say why in the commit):\n" + comparison.text()
+    )
+
+
+def test_the_ratchet_sees_a_fall_a_new_noise_and_a_gain() -> None:
+    committed = {
+        "default": {
+            "real": {
+                "R03": {"cases": 3, "hits": 2, "noise": 0},
+                "R07": {"cases": 3, "hits": 1, "noise": 1},
+            }
+        }
+    }
+    current = {
+        "default": {
+            "real": {
+                "R03": {"cases": 3, "hits": 1, "noise": 0},
+                "R07": {"cases": 3, "hits": 2, "noise": 0},
+                "R10": {"cases": 0, "hits": 0, "noise": 1},
+            }
+        }
+    }
+    comparison = compare(committed, current)
+    assert [line.rule for line in comparison.regressions] == ["R03", "R10"]
+    assert [line.rule for line in comparison.progress] == ["R07"]
+    text = comparison.text()
+    assert "R03" in text and "FELL" in text and "rose: write it" in text
+
+
+def test_exam_detectors_hits_the_injected_cases_and_is_silent_on_the_controls(capsys) -> None:
+    _require_corpora()
+    argv = ["exam", "detectors", "--cases", str(FIXTURES), "--corpus", str(CORPUS)]
+    assert main([*argv, "--rules", str(RULES)]) == 0
+    text = capsys.readouterr().out
+    real = text.split("real tasks: 4, 2 defect(s)\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    rows = {line.split()[0]: line.split()[1:5] for line in real[1:]}
+    # cases, hits, recall, noise
+    assert rows == {
+        "R07": ["1", "1", "1.00", "0"],
+        "R10": ["1", "1", "1.00", "0"],
+        "all": ["2", "2", "1.00", "0"],
+    }
