@@ -375,6 +375,28 @@ def test_exam_data_errors_are_at_their_line_and_column(tmp_path) -> None:
     assert any("case 'R99-nothing' is not a case, control or change" in s for s in shown), shown
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "valid.yaml:1:1: the file holds no list: write [] for none"),
+        (
+            "# verdicts\n---\n- case: c\n  why: a\n  why: b\n",
+            "valid.yaml:5:3: duplicate key 'why': already set at line 4, column 3;",
+        ),
+        ("- case: c\n", "valid.yaml:1:3: missing required field 'path' in [0]"),
+    ],
+)
+def test_a_list_file_is_read_at_its_own_lines(tmp_path, text: str, expected: str) -> None:
+    folder = tmp_path / "exam" / "sglang-0.5.23"
+    folder.mkdir(parents=True)
+    (folder / "valid.yaml").write_text(text, "utf-8")
+    with pytest.raises(ExamDataError) as raised:
+        load_exam_data(tmp_path / "exam", "exam")
+    shown = [str(d) for d in raised.value.diagnostics]
+    assert shown[0].startswith(f"exam/sglang-0.5.23/{expected}"), shown
+    assert len(shown) == len(set(shown))
+
+
 def test_a_case_whose_edit_does_not_parse_is_refused(library, tmp_path) -> None:
     folder = tmp_path / "exam"
     shutil.copytree(FIXTURES, folder)

@@ -433,6 +433,8 @@ SUBSTITUTES = (
 def _schema_of(path: Path) -> str:
     if "findings" in path.parts or "review-context" in path.parts:
         return "findings.schema.json"
+    if "exam" in path.parts:
+        return "exam-case.schema.json"
     return "library.schema.json" if path.name == "library.yaml" else "rule.schema.json"
 
 

@@ -9,6 +9,7 @@ indented, and every position is given back as the file's own. Every problem is a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,16 @@ def read_data_file(path: Path, shown: str, schema_name: str, *, is_list: bool) -
         return DataFile(shown, None, {}, {}, read.diagnostics)
     raw = read.raw
     if is_list:
-        text = raw.decode("utf-8-sig", errors="replace")
-        raw = (f"{_WRAP}:\n" + "".join(f"  {line}" for line in text.splitlines(True))).encode()
+        lines = raw.decode("utf-8-sig", errors="replace").splitlines(True)
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            message = "the file holds no list: write [] for none"
+            return DataFile(shown, None, {}, {}, (Diagnostic(shown, 1, 1, message),))
+        for index, line in enumerate(lines):  # a document start marker: kept as a blank line
+            if line.strip() == "---":
+                lines[index] = "\n"
+            if line.strip() and not line.lstrip().startswith("#"):
+                break
+        raw = (f"{_WRAP}:\n" + "".join(f"  {line}" for line in lines)).encode()
     loaded = parse_yaml(raw, shown)
     if loaded.document is None:
         found = loaded.diagnostics
@@ -77,9 +86,20 @@ def _inner(positions: dict[JsonPath, Position]) -> dict[JsonPath, Position]:
     }
 
 
+#: A position a message of the YAML reader names (a duplicate key's first one).
+_AT = re.compile(r"line (\d+), column (\d+)")
+
+
 def _unwrapped(diagnostic: Diagnostic) -> Diagnostic:
+    message = _AT.sub(
+        lambda m: f"line {max(int(m[1]) - 1, 1)}, column {max(int(m[2]) - 2, 1)}",
+        diagnostic.message,
+    )
     return replace(
-        diagnostic, line=max(diagnostic.line - 1, 1), column=max(diagnostic.column - 2, 1)
+        diagnostic,
+        line=max(diagnostic.line - 1, 1),
+        column=max(diagnostic.column - 2, 1),
+        message=message,
     )
 
 
@@ -122,7 +142,8 @@ def _schema_problems(
                     path = path[:-1]
                 where = values.get(path, Position(1, 1))
             found.append(Diagnostic(document.path, where.line, where.column, message.text))
-    return sorted(found, key=lambda d: (d.line, d.column))
+    # jsonschema reports each missing field as its own error; each is worded with them all.
+    return sorted(dict.fromkeys(found), key=lambda d: (d.line, d.column))
 
 
 def _field_name(path: JsonPath) -> str:
