@@ -259,6 +259,20 @@ def test_hand_made_answers_score_as_the_rules_say() -> None:
     assert (total.cases, total.hits, total.noise, total.valid, total.duplicates) == (2, 2, 3, 1, 2)
     assert total.recall == 1.0 and total.precision == 0.4
     assert total.signal_to_noise == 1.0  # (2 hits + 1 valid) / 3 noise
+    assert (r03.found, outside.found, total.found) == (1, 1, 2)
+
+
+def test_a_defect_is_found_by_any_finding_on_its_lines_whatever_it_cites() -> None:
+    """What compares a review without rules to one with them: the defect's lines were
+    reported, under the wrong rule or none."""
+    task = _task(DEFECT)
+    wrong_rule = score_exam([task], {task.id: [Answered("R05", "a.py", 11, 11)]}, ["R03", "R05"])
+    row = wrong_rule.table().rows["R03"]
+    assert (row.hits, row.found) == (0, 1)
+    no_rule = score_exam([task], {task.id: [Answered(None, "a.py", 14, 14)]}, ["R03"])
+    assert no_rule.table().rows["R03"].found == 1
+    elsewhere = score_exam([task], {task.id: [Answered(None, "a.py", 40, 40)]}, ["R03"])
+    assert elsewhere.table().rows["R03"].found == 0
 
 
 def test_no_finding_is_no_hit_and_no_noise() -> None:

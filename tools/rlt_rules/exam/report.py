@@ -13,6 +13,7 @@ _COLUMNS = (
     ("rule", 14),
     ("cases", 6),
     ("hits", 5),
+    ("found", 6),
     ("recall", 7),
     ("noise", 6),
     ("valid", 6),
@@ -32,6 +33,7 @@ def _row(name: str, tally: Tally) -> str:
         name,
         str(tally.cases),
         str(tally.hits),
+        str(tally.found),
         _ratio(tally.recall),
         str(tally.noise),
         str(tally.valid),
@@ -70,7 +72,8 @@ def text_report(score: ExamScore, title: str = "Exam") -> str:
     lines = [
         f"{title}: {len(tasks)} task(s). A finding hits a defect when it cites its rule (or "
         f"an allowed alternative), names its file and touches its lines within {TOLERANCE} "
-        "lines; S/N = (hits + valid) / max(noise, 1).",
+        "lines; found: defects any finding touched, whatever rule it cites; "
+        "S/N = (hits + valid) / max(noise, 1).",
     ]
     for name, group in _groups(score):
         chosen = [s for s in tasks if group is None or s.task.group is group]
@@ -91,6 +94,7 @@ def _figures(tally: Tally) -> dict[str, Any]:
     return {
         "cases": tally.cases,
         "hits": tally.hits,
+        "found": tally.found,
         "recall": rounded(tally.recall),
         "noise": tally.noise,
         "valid": tally.valid,
@@ -132,6 +136,7 @@ def json_report(score: ExamScore) -> bytes:
                     for judged in s.judged
                 ],
                 "missed": [expected.label for expected in s.missed],
+                "found": [expected.label for expected in s.found],
             }
             for s in score.tasks
         ],

@@ -8,7 +8,10 @@ hits nothing is VALID when it touches lines we judged a real issue (each verdict
 are duplicates), else NOISE. Findings are judged in the answer's order.
 
 Hits and cases count in the defect's rule's row, noise and valid findings in the row of the
-rule they cite (:data:`~.tasks.OUTSIDE` for a finding outside the rules). Per row and overall:
+rule they cite (:data:`~.tasks.OUTSIDE` for a finding outside the rules). A defect is FOUND when
+any finding touches its lines, whatever rule it cites: a reviewer given no rules can find a
+defect but never hit it, so ``found`` is what compares a review with rules to one without.
+Per row and overall:
 recall = hits / cases, precision = hits / (hits + noise), F1, and signal-to-noise =
 (hits + valid) / max(noise, 1).
 """
@@ -62,6 +65,7 @@ class TaskScore:
     judged: tuple[Judged, ...]
     missed: tuple[Expected, ...]
     invalid: tuple[str, ...] = ()
+    found: tuple[Expected, ...] = ()
 
 
 def judge(task: Task, findings: Sequence[Answered], invalid: Sequence[str] = ()) -> TaskScore:
@@ -90,7 +94,12 @@ def judge(task: Task, findings: Sequence[Answered], invalid: Sequence[str] = ())
         else:
             judged.append(Judged(finding, Outcome.NOISE))
     missed = tuple(e for e in task.expected if e not in hit)
-    return TaskScore(task, tuple(judged), missed, tuple(invalid))
+    found = tuple(
+        e
+        for e in task.expected
+        if any(touches(f.path, f.start_line, f.end_line, e) for f in findings)
+    )
+    return TaskScore(task, tuple(judged), missed, tuple(invalid), found)
 
 
 @dataclass(slots=True)
@@ -99,6 +108,7 @@ class Tally:
 
     cases: int = 0
     hits: int = 0
+    found: int = 0
     noise: int = 0
     valid: int = 0
     duplicates: int = 0
@@ -106,6 +116,7 @@ class Tally:
     def add(self, other: Tally) -> None:
         self.cases += other.cases
         self.hits += other.hits
+        self.found += other.found
         self.noise += other.noise
         self.valid += other.valid
         self.duplicates += other.duplicates
@@ -159,6 +170,7 @@ class ExamScore:
             for expected in score.task.expected:
                 tally = rows.setdefault(expected.row, Tally())
                 tally.cases += 1
+                tally.found += expected in score.found
             for judged in score.judged:
                 row = judged.row
                 if judged.outcome is Outcome.HIT:
