@@ -3,6 +3,9 @@ position, and whatever reaches a rendered comment is inert (no live HTML, no @-m
 
 from __future__ import annotations
 
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -13,6 +16,10 @@ from rlt_rules.findings.markdown import render_markdown
 from rlt_rules.findings.model import Finding, Location, Review
 
 ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+#: A child check finishes within this, and within MEMORY bytes of address space.
+SECONDS = 60
+MEMORY = 3 * 1024**3
 
 
 def answer(path_yaml: str, trigger: str = "`x` is set from outside its owner.") -> bytes:
@@ -63,3 +70,31 @@ def test_a_line_number_past_any_file_is_an_error_at_its_position() -> None:
     assert result.review is None
     (error,) = [d for d in result.errors if "start_line" in d.message]
     assert (error.line, error.column) == (7, 19)
+
+
+def _bounded() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def test_a_named_source_file_is_read_bounded(tmp_path: Path) -> None:
+    """`findings check --repo` reads a location's file as `scan` reads one: a 5 GB file (read
+    whole, it was 5 GB resident or a MemoryError) is refused by size, at the path's position,
+    in a child process with a time and an address-space limit."""
+    with (tmp_path / "generated.py").open("wb") as handle:
+        handle.truncate(5 * 1024**3)  # sparse: 5 GB claimed, nothing on disk
+    (tmp_path / "answer.yaml").write_bytes(answer("generated.py"))
+    result = subprocess.run(
+        [str(BIN / "rlt-rules"), "findings", "check", "answer.yaml", "--rules",
+         str(ROOT / "rules"), "--repo", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=SECONDS,
+        preexec_fn=_bounded,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert (
+        "answer.yaml:6:13: findings[0].location.path 'generated.py': over the 4,194,304-byte "
+        "limit: not read; findings point at source files"
+    ) in result.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -155,6 +156,7 @@ async def _session(repo: Path, diff: str) -> Session:
         command=str(RLT_RULES),
         args=["mcp", "--rules", str(RULES), "--site-url", SITE_URL],
         cwd=str(repo),
+        env=dict(os.environ),  # the SDK's default keeps only HOME, PATH and a few: not PYTHONPATH
     )
     substitutes = {"DIFF": diff, "SAMPLE": (SAMPLE / "findings.yaml").read_text(encoding="utf-8")}
     substitutes["PROBLEMS"] = _answer_with_every_problem()

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,10 @@ from rlt_rules.owned import MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
+BIN = Path(sys.executable).parent
+#: A child export finishes within this, and within MEMORY bytes of address space.
+SECONDS = 60
+MEMORY = 3 * 1024**3
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -137,3 +144,52 @@ def test_the_manifest_records_each_export_into_one_folder(
     assert {"AGENTS.md", "llms.txt", "llms-full.txt"} <= set(recorded)
     for name, value in recorded.items():
         assert value == "sha256:" + hashlib.sha256((out / name).read_bytes()).hexdigest()
+
+
+def _bounded() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ("fifo", "not a regular file (a FIFO): not read"),
+        ("zero", "not a regular file (a device or socket): not read"),
+        ("huge", "over the 4,194,304-byte limit: not read"),
+        ("deep", f"{MANIFEST}:1:110: nested deeper than 100 levels"),
+        ("broken", f"{MANIFEST}:2:3: Expecting property name enclosed in double quotes"),
+    ],
+)
+def test_a_manifest_that_is_not_one_is_refused_unread_at_its_position(
+    tmp_path: Path, manifest: str, message: str
+) -> None:
+    """Read as any input is: a FIFO never blocks, a link to /dev/zero is not streamed, size and
+    nesting are bounded (they were a hang, a MemoryError and a RecursionError traceback). In a
+    child process with a time and an address-space limit; nothing is written."""
+    out = tmp_path / "repo"
+    out.mkdir()
+    path = out / MANIFEST
+    if manifest == "fifo":
+        os.mkfifo(path)
+    elif manifest == "zero":
+        path.symlink_to("/dev/zero")
+    elif manifest == "huge":
+        with path.open("wb") as handle:
+            handle.truncate(5 * 1024**3)  # sparse: 5 GB claimed, nothing on disk
+    elif manifest == "deep":
+        path.write_text('{"files": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    else:
+        path.write_text("{\n  files: {}\n}\n", encoding="utf-8")
+    result = subprocess.run(
+        [str(BIN / "rlt-rules"), "export", "--format", "reviewers", "--rules", str(VALID),
+         "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=SECONDS,
+        preexec_fn=_bounded,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert "delete it and give --force" in result.stderr
+    assert sorted(entry.name for entry in out.iterdir()) == [MANIFEST]

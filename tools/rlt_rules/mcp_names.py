@@ -18,6 +18,8 @@ TOOLS = (LIST_RULES, GET_RULE, SEARCH_RULES, REVIEW_CONTEXT, CHECK_FINDINGS, SCA
 REVIEW_PROMPT = "review_change"
 #: A rule's page: ``rlt://rules/R03``.
 RULE_URI = "rlt://rules/{rule_id}"
+#: How long one tool call may run, in seconds, unless ``rlt-rules mcp --call-timeout`` says.
+CALL_TIMEOUT = 120.0
 
 
 def claude_tool(tool: str) -> str:

@@ -11,6 +11,7 @@ header or comment inside a file decides that, since anyone can copy one.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,18 +23,37 @@ from .atomic import (
     remove_stale,
     write_files_atomic,
 )
+from .reading import JsonRefused, ReadRefused, parse_json, read_regular
 
 #: The record of what rlt-rules wrote in a folder, beside the files.
 MANIFEST = ".rlt-rules-manifest.json"
+#: A manifest holds a line per file (about 100 bytes): larger is not one rlt-rules wrote.
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 
 
 def recorded(directory: Path) -> dict[str, str]:
     """The manifest's record of ``directory``: file name -> content hash (empty without one, or
-    when it cannot be read as a manifest: then no file counts as rlt-rules' own)."""
-    try:
-        data = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    when it is JSON of another shape: then no file counts as rlt-rules' own).
+
+    It is read as any input is: a regular file (a FIFO or a device is refused, never read),
+    at most :data:`MAX_MANIFEST_BYTES`, its JSON nested at most 100 deep; a manifest that is
+    not one is a :class:`WriteRefused` naming it, at the line and column at fault."""
+    path = Path(directory) / MANIFEST
+    if not os.path.lexists(path):
         return {}
+    fix = (
+        "it records what rlt-rules wrote in this folder: repair it, or delete it and give "
+        "--force to replace the files it recorded"
+    )
+    try:
+        raw = read_regular(path, limit=MAX_MANIFEST_BYTES)
+        data = parse_json(raw.decode("utf-8"))
+    except ReadRefused as error:
+        raise WriteRefused(f"{path}: {error}; {fix}") from None
+    except UnicodeDecodeError as error:
+        raise WriteRefused(f"{path}: not UTF-8 (byte {error.start + 1}); {fix}") from None
+    except JsonRefused as error:
+        raise WriteRefused(f"{path}:{error.line}:{error.column}: {error.message}; {fix}") from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
         return {}

@@ -6,10 +6,13 @@ the limit and the option that raises it.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 #: A scanned Python file may hold this many bytes (SGLang's largest is under 1 MiB); a larger
 #: one is skipped and reported. ``scan --max-file-bytes`` raises it.
@@ -19,11 +22,25 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_DIFF_BYTES = 32 * 1024 * 1024
 #: A ``.gitignore`` larger than this is not a real one and is not read.
 MAX_IGNORE_BYTES = 1024 * 1024
+#: JSON nested deeper than this is refused before it is parsed (the parser recurses: deeper
+#: text is a RecursionError, at a depth that differs between Python versions).
+MAX_JSON_DEPTH = 100
 
 
 class ReadRefused(OSError):
     """A file not read: not a regular file, too large, or unreadable; ``str()`` says why and
     what to do."""
+
+
+class JsonRefused(ValueError):
+    """JSON text that is not JSON, or nested deeper than :data:`MAX_JSON_DEPTH`: ``str()`` is
+    ``line L, column C: what is wrong``."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.line = line
+        self.column = column
+        self.message = message
 
 
 def read_regular(path: Path, *, limit: int, option: str | None = None) -> bytes:
@@ -89,6 +106,31 @@ def read_diff(argument: str, *, limit: int = MAX_DIFF_BYTES) -> str:
         except ReadRefused as error:
             raise ReadRefused(f"{argument}: {error}") from None
     return data.decode("utf-8", errors="replace")
+
+
+#: A JSON string (closed or not), or a bracket: what nesting depth is counted over.
+_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+
+
+def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``text`` parsed as JSON; :class:`JsonRefused` at the line and column of a syntax error,
+    or of the first bracket deeper than ``max_depth``. Bound the text's size before calling:
+    the depth is counted in one pass over it."""
+    depth = 0
+    for match in _JSON_NESTING.finditer(text):
+        token = match.group()
+        if token == "[" or token == "{":
+            depth += 1
+            if depth > max_depth:
+                line = text.count("\n", 0, match.start()) + 1
+                column = match.start() - text.rfind("\n", 0, match.start())
+                raise JsonRefused(line, column, f"nested deeper than {max_depth} levels")
+        elif token == "]" or token == "}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise JsonRefused(error.lineno, error.colno, error.msg) from None
 
 
 def _too_large(limit: int, option: str | None) -> str:

@@ -7,11 +7,16 @@ there. Exit 1 when the library is invalid, 2 on usage errors.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from ..config import ConfigError
 from ..discover import DiscoveryError, Workspace, open_workspace
+from ..mcp_names import CALL_TIMEOUT
 from .common import EXIT_OK, UsageError, add_library_option, add_site_url_option, site_url_of
+
+#: The largest ``--call-timeout``, in seconds: a day.
+MAX_CALL_TIMEOUT = 86_400.0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -31,9 +36,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the reviewed repository: paths, findings and `git diff` are relative to it "
         "(default: the current folder)",
     )
+    parser.add_argument(
+        "--call-timeout",
+        metavar="SECONDS",
+        default=None,
+        help="stop a tool call that runs longer, answering an error that names this limit "
+        f"(default: {CALL_TIMEOUT:g})",
+    )
     add_library_option(parser)
     add_site_url_option(parser)
     parser.set_defaults(handler=run)
+
+
+def _call_timeout(given: str | None) -> float:
+    if given is None:
+        return CALL_TIMEOUT
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_CALL_TIMEOUT:
+        raise UsageError(
+            f"--call-timeout {given}: give a number of seconds above 0, at most "
+            f"{MAX_CALL_TIMEOUT:g}"
+        )
+    return seconds
 
 
 def _workspace(args: argparse.Namespace, root: Path) -> Workspace:
@@ -46,6 +73,7 @@ def _workspace(args: argparse.Namespace, root: Path) -> Workspace:
 
 
 def run(args: argparse.Namespace) -> int:
+    call_timeout = _call_timeout(args.call_timeout)
     root = Path(args.repo)
     if not root.is_dir():
         raise UsageError(f"{args.repo}: no such directory (--repo)")
@@ -54,5 +82,5 @@ def run(args: argparse.Namespace) -> int:
     # every other command, so only `rlt-rules mcp` loads it.
     from ..mcp_server import serve
 
-    serve(found, site_url_of(found, args.site_url), root)
+    serve(found, site_url_of(found, args.site_url), root, call_timeout=call_timeout)
     return EXIT_OK

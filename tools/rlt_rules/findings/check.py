@@ -19,6 +19,7 @@ from typing import Any
 
 from ..load import Document, JsonPath, Position, parse_yaml, read_source
 from ..model import Diagnostic, Library, Severity, Status, id_span
+from ..reading import MAX_FILE_BYTES, ReadRefused, read_regular
 from ..schema_errors import SchemaProblem, schema_problems
 from .diff import Change, LineRange
 from .model import FindingsError, Review
@@ -443,7 +444,8 @@ def _apply_diagnostics(patch: Patch, lines: tuple[str, ...], file_path: str, at_
 
 
 class _RepoFiles:
-    """The reviewed repository's text files, read once each, confined to the repository."""
+    """The reviewed repository's text files, read once each, confined to the repository, each
+    as ``scan`` reads one: a regular file of at most :data:`~rlt_rules.reading.MAX_FILE_BYTES`."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
@@ -464,9 +466,9 @@ class _RepoFiles:
         if not target.is_file():
             return None, f"path '{relative}' is not a file"
         try:
-            raw = target.read_bytes()
-        except OSError as error:
-            return None, f"path '{relative}' cannot be read: {error.strerror or error}"
+            raw = read_regular(target, limit=MAX_FILE_BYTES)
+        except ReadRefused as error:
+            return None, f"path '{relative}': {error}; findings point at source files"
         if b"\0" in raw:
             return None, f"path '{relative}' is a binary file: findings point at text"
         text = raw.decode("utf-8", errors="replace")

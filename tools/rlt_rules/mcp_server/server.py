@@ -2,9 +2,11 @@
 
 Each tool is a thin view over library code: the listing, rule text and search of :mod:`.views`,
 the review context of :func:`rlt_rules.findings.context.review_context`, the findings check of
-:func:`rlt_rules.findings.check.check_answer` and the scan engine (:mod:`rlt_rules.scan`). A bad
-argument is a :class:`ToolError` whose message the agent reads (what is wrong, what exists);
-anything else the SDK reports as a failed call, and the server keeps serving.
+:func:`rlt_rules.findings.check.check_answer` and the scan engine (:mod:`rlt_rules.scan`). Each
+call runs in a worker process under a deadline (:mod:`.calls`); a bad argument, and any error
+of the library's, is a :class:`ToolError` whose message the agent reads (what is wrong, what
+exists); anything else the SDK reports as a failed call, and the server keeps serving. The
+client's lines are checked before the SDK reads them (:mod:`.wire`).
 
 Resources: each rule's page as Markdown at ``rlt://rules/R03``. Prompt: ``review_change``, the
 library's preamble and the review loop through the tools.
@@ -12,8 +14,6 @@ library's preamble and the review loop through the tools.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -32,11 +32,11 @@ from ..discover import Workspace as LibraryWorkspace
 from ..findings.check import check_answer
 from ..findings.context import ContextTooLong, review_context
 from ..model import Library, Status
+from ..reading import MAX_FILE_BYTES
 from ..render.text import rule_heading
 from ..scan import DiffError as ScanDiffError
 from ..scan import (
     FileHit,
-    MatchError,
     ScanResult,
     detector_set,
     places_to_look,
@@ -49,7 +49,10 @@ from ..scan.engine import scan_text
 from ..scan.matcher import FILE_TIMEOUT
 from ..scan.render import Output, json_data
 from . import views
+from .calls import Calls
+from .calls import tool_errors as _tool_errors
 from .views import RuleDetail, RuleIndex, ViewError
+from .wire import Wire
 from .workspace import Workspace
 
 #: Every tool only reads: the library, the repository's files, ``git diff``.
@@ -87,7 +90,9 @@ class CheckOutcome(TypedDict):
 
 class _Server(MCPServer):
     """An :class:`MCPServer` that refuses an argument a tool does not take (the SDK drops it
-    silently, so a misspelt ``limt`` would look accepted)."""
+    silently, so a misspelt ``limt`` would look accepted). :attr:`calls` runs the tools."""
+
+    calls: Calls
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -111,12 +116,16 @@ def build_server(
     root: Path,
     *,
     found: LibraryWorkspace | None = None,
-) -> MCPServer:
+    call_timeout: float = mcp_names.CALL_TIMEOUT,
+    in_worker: bool = False,
+) -> _Server:
     """The server for ``library``, reviewing the repository at ``root``; ``site_url`` is where
     the rule pages are (links relative to the site root without it). ``found`` (the library's
     source and the repository's ``[tool.rlt-rules]``) makes the review context the one
     ``rlt-rules review-context`` prints there: where the library came from, and the places to
-    look first."""
+    look first. Each tool call runs in a worker process stopped after ``call_timeout`` seconds
+    (``in_worker``: the server a worker builds, whose calls run where they are made)."""
+    root = root.resolve()
     workspace = Workspace(root)
     index = RuleIndex(library)
     detectors = detector_set(library)
@@ -133,9 +142,12 @@ def build_server(
         f"{workspace.root}.",
         log_level="WARNING",
     )
+    start = None if in_worker else partial(_worker_functions, library, site_url, root, found)
+    server.calls = calls = Calls(start, timeout=call_timeout)
 
     def tool(name: str, description: str):
-        return server.tool(name=name, description=description, annotations=READ_ONLY)
+        register = server.tool(name=name, description=description, annotations=READ_ONLY)
+        return lambda function: register(calls.bounded(name, function))
 
     @tool(
         mcp_names.LIST_RULES,
@@ -285,19 +297,27 @@ def build_server(
     return server
 
 
-def serve(found: LibraryWorkspace, site_url: str | None, root: Path) -> None:
-    """Serve the library ``found`` over stdio until the client closes the connection."""
-    build_server(found.library, site_url, root, found=found).run("stdio")
+def serve(
+    found: LibraryWorkspace,
+    site_url: str | None,
+    root: Path,
+    *,
+    call_timeout: float = mcp_names.CALL_TIMEOUT,
+) -> None:
+    """Serve the library ``found`` over stdio until the client closes the connection, each
+    tool call stopped after ``call_timeout`` seconds."""
+    server = build_server(found.library, site_url, root, found=found, call_timeout=call_timeout)
+    # The wire first: the workers' fork server, started next, must not hold the client's pipes.
+    with Wire() as wire, server.calls:
+        wire.serve(partial(server.run, "stdio"))
 
 
-@contextmanager
-def _tool_errors() -> Iterator[None]:
-    """A :class:`ViewError` (or a matcher that cannot run) becomes the :class:`ToolError`
-    whose message the agent reads."""
-    try:
-        yield
-    except (ViewError, MatchError) as error:
-        raise ToolError(str(error)) from None
+def _worker_functions(
+    library: Library, site_url: str | None, root: Path, found: LibraryWorkspace | None
+) -> dict[str, Any]:
+    """The tools' functions, for a worker process: the server built again there."""
+    server = build_server(library, site_url, root, found=found, in_worker=True)
+    return server.calls.functions
 
 
 def _scan(
@@ -321,6 +341,11 @@ def _scan(
             "give `file_name`, ending in .py: the detectors read Python, and hits name the file"
         )
     assert code is not None
+    if len(code) > MAX_FILE_BYTES or len(code.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise ViewError(
+            f"code: over the {MAX_FILE_BYTES:,}-byte limit on a scanned file: not scanned; "
+            "give the file by `paths`, or a part of it as `code`"
+        )
     found = scan_text(detectors, code, timeout=file_timeout)
     hits = tuple(FileHit(file_name, hit) for hit in found.hits)
     problems = tuple(

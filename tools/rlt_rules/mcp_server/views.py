@@ -172,6 +172,8 @@ def resource_description(rule: Rule) -> str:
 
 # --- search ----------------------------------------------------------------------------------
 
+#: The longest query :meth:`RuleIndex.search` takes (a rule's statement is a few hundred).
+MAX_QUERY_CHARS = 1000
 _WORD = re.compile(r"[a-z0-9]+(?:[_'-][a-z0-9]+)*")
 #: The fields searched, each with its weight in the ranking.
 _FIELDS = (
@@ -219,6 +221,11 @@ class RuleIndex:
         ``preempt`` finds ``preemption``), most words matched first, then by weight (id, title,
         tags, statement and triggers, then the rest), retired rules last. An id is matched
         whole (``R3`` or ``R03``)."""
+        if len(query) > MAX_QUERY_CHARS:
+            raise ViewError(
+                f"query is {len(query):,} characters, over the {MAX_QUERY_CHARS:,}-character "
+                "limit: give the words to look for (an id, a few words of a rule)"
+            )
         wanted = sorted(_words(query))
         if not wanted:
             raise ViewError("give at least one word to search for (an id, or words of a rule)")
