@@ -1,0 +1,104 @@
+"""Every real case and control was answered blind as written.
+
+``exam/sglang-0.5.23/blind-reads.yaml`` holds what a reader who did not write the cases named
+for each task: the rule and the lines, or none. A case whose blind read names another rule (not
+its rule nor an ``also``), other lines, or a control read as breaking a rule, is rewritten or
+dropped; a case changed since its read (its task id differs) needs a new read.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rlt_rules import load_library
+from rlt_rules.exam import TOLERANCE, Group, open_exam
+
+ROOT = Path(__file__).resolve().parents[1]
+READS = ROOT / "exam" / "sglang-0.5.23" / "blind-reads.yaml"
+
+
+def _corpus_script():
+    spec = importlib.util.spec_from_file_location("exam_corpus_b", ROOT / "tools" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus_script = _corpus_script()
+
+
+def disagreements(tasks, reads: list[dict]) -> list[str]:
+    """Why each injected case or control of ``tasks`` lacks a current, agreeing blind read."""
+    by_case = {read["case"]: read for read in reads}
+    problems = []
+    for task in tasks:
+        if task.group is not Group.REAL or task.source.startswith("change-"):
+            continue
+        read = by_case.get(task.source)
+        if read is None:
+            problems.append(f"{task.source}: no blind read")
+            continue
+        if read["task"] != task.id:
+            problems.append(f"{task.source}: changed since its blind read ({read['task']})")
+            continue
+        named = read.get("rule")
+        if not task.expected:
+            if named is not None:
+                problems.append(f"{task.source}: a control read as breaking {named}")
+            continue
+        (defect,) = task.expected
+        if not defect.accepts(named):
+            problems.append(f"{task.source}: read as {named}, written as {defect.rule}")
+        elif not (
+            read["start_line"] <= defect.end_line + TOLERANCE
+            and defect.start_line - TOLERANCE <= read["end_line"]
+        ):
+            problems.append(f"{task.source}: read at other lines {read['start_line']}")
+    return problems
+
+
+def test_every_real_case_and_control_was_read_blind_as_written() -> None:
+    missing = [
+        pin.name
+        for pin in corpus_script.PINS
+        if not corpus_script.ready(corpus_script.CACHE / pin.name)
+    ]
+    if missing:
+        pytest.fail(f"corpora {missing} missing: run `{corpus_script.FETCH_COMMAND}`")
+    exam = open_exam(load_library(ROOT / "rules"), ROOT / "exam", corpus_script.CACHE)
+    reads = yaml.safe_load(READS.read_text(encoding="utf-8"))
+    assert disagreements(exam.tasks, reads) == []
+    real = [t for t in exam.tasks if t.group is Group.REAL and not t.source.startswith("change-")]
+    assert len(real) == len(reads) >= 61
+
+
+def test_the_check_sees_a_read_that_disagrees() -> None:
+    """The check above can fail: another rule, other lines, a control read as a defect, a
+    changed case."""
+    from rlt_rules.exam.tasks import Expected, Task
+
+    def task(source: str, expected: tuple) -> Task:
+        return Task("t-00000001", Group.REAL, source, (), "", expected, ())
+
+    case = task("R03-x", (Expected("R03-x", "R03", ("R02",), "a.py", 10, 12),))
+    control = task("control-y", ())
+    read = {"case": "R03-x", "task": "t-00000001", "rule": "R02", "start_line": 11, "end_line": 11}
+    assert disagreements([case], [read]) == []
+    assert disagreements([case], [{**read, "rule": "R05"}]) == [
+        "R03-x: read as R05, written as R03"
+    ]
+    assert disagreements([case], [{**read, "start_line": 40, "end_line": 41}]) == [
+        "R03-x: read at other lines 40"
+    ]
+    assert disagreements([case], [{**read, "task": "t-99999999"}]) == [
+        "R03-x: changed since its blind read (t-99999999)"
+    ]
+    assert disagreements([control], [{"case": "control-y", "task": "t-00000001", "rule": "R07"}])
+    assert disagreements([control], []) == ["control-y: no blind read"]
