@@ -1,17 +1,18 @@
 """The reviewed repository the MCP server runs in: its root, the change under review (a diff
-given as text, or ``git diff BASE`` read from the repository) and the files an agent names,
-kept inside the root. Read-only: git is asked for a diff and nothing else."""
+given as text, or ``git diff BASE -- PATH...`` read from the repository by
+:mod:`rlt_rules.gitdiff`) and the files an agent names, kept inside the root. Read-only: git is
+asked for a diff and nothing else."""
 
 from __future__ import annotations
 
-import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..findings.diff import Change, DiffError, parse_diff
+from ..gitdiff import GIT_TIMEOUT_SECONDS, GitChange, GitDiffError, read_change
 from .views import ViewError
 
-#: How long ``git diff`` may take before the call gives up.
-GIT_TIMEOUT_SECONDS = 60
+__all__ = ["GIT_TIMEOUT_SECONDS", "Workspace"]
 
 
 class Workspace:
@@ -43,30 +44,18 @@ class Workspace:
     def git_diff(self, base: str) -> str:
         """``git diff BASE``: the working tree against the revision ``base`` (``main``,
         ``origin/main...HEAD``, a commit)."""
-        if not base.strip() or base.startswith("-"):
-            raise ViewError(f"base {base!r} is not a revision: give a branch, tag or commit")
-        command = ["git", "-C", str(self.root), "diff", "--no-color", "--no-ext-diff"]
+        return self.git_change(base).text
+
+    def git_change(self, base: str, paths: Sequence[str] = ()) -> GitChange:
+        """``git diff BASE -- PATH...`` in the repository, with what it was read with; the
+        paths are relative to the root and stay inside it."""
+        for name in paths:
+            if not (self.root / name).resolve().is_relative_to(self.root):
+                raise ViewError(f"{name}: outside the repository {self.root}")
         try:
-            result = subprocess.run(
-                [*command, "--no-textconv", base, "--"],
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=GIT_TIMEOUT_SECONDS,
-                check=False,
-            )
-        except FileNotFoundError:
-            raise ViewError("git is not installed here: pass the change as `diff`") from None
-        except subprocess.TimeoutExpired:
-            raise ViewError(
-                f"git diff {base} took over {GIT_TIMEOUT_SECONDS} s: pass the change as `diff`"
-            ) from None
-        if result.returncode != 0:
-            message = result.stderr.strip().splitlines()[0] if result.stderr.strip() else ""
-            raise ViewError(f"git diff {base} failed in {self.root}: {message}")
-        if not result.stdout.strip():
-            raise ViewError(f"git diff {base}: no change between {base} and the working tree")
-        return result.stdout
+            return read_change(self.root, base, paths, instead="the change as `diff`")
+        except GitDiffError as error:
+            raise ViewError(str(error)) from None
 
     def paths(self, given: list[str]) -> list[Path]:
         """The files and folders ``given`` names, relative to the root, each inside it."""
