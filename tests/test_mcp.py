@@ -86,6 +86,10 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "context_base": ("review_context", {"base": "HEAD~1"}),
     "context_budget": ("review_context", {"base": "HEAD~1", "max_chars": 9000}),
     "context_no_change": ("review_context", {}),
+    "context_paths": ("review_context", {"base": "HEAD~1", "paths": ["samples"]}),
+    "context_other_paths": ("review_context", {"base": "HEAD~1", "paths": ["docs"]}),
+    "context_paths_outside": ("review_context", {"base": "HEAD~1", "paths": ["../x"]}),
+    "context_diff_paths": ("review_context", {"diff": "DIFF", "paths": ["samples"]}),
     "context_too_small": ("review_context", {"diff": "DIFF", "max_chars": 300}),
     "context_bad_budget": ("review_context", {"diff": "DIFF", "max_chars": 0}),
     "context_both": ("review_context", {"diff": "DIFF", "base": "HEAD~1"}),
@@ -105,6 +109,12 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "scan_both": ("scan_code", {"paths": ["samples"], "code": "x = 1\n", "file_name": "x.py"}),
     "scan_no_name": ("scan_code", {"code": SNIPPET}),
     "scan_not_python": ("scan_code", {"code": SNIPPET, "file_name": "notes.txt"}),
+    "scan_diff": ("scan_code", {"diff": "DIFF"}),
+    "scan_base": ("scan_code", {"base": "HEAD~1"}),
+    "scan_base_paths": ("scan_code", {"base": "HEAD~1", "paths": ["samples/review"]}),
+    "scan_diff_code": ("scan_code", {"diff": "DIFF", "code": SNIPPET, "file_name": "x.py"}),
+    "scan_bad_diff": ("scan_code", {"diff": "not a diff"}),
+    "scan_everything": ("scan_code", {"paths": ["."]}),
     "no_such_tool": ("delete_rules", {}),
     "list_after_errors": ("list_rules", {"status": "active"}),
 }
@@ -129,10 +139,15 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _git(repo, "init", "-q")
     _git(repo, "apply", "-R", str(SAMPLE / "change.diff"))
     (repo / "README.md").write_text("An engine.\n", encoding="utf-8")
+    (repo / "engine").mkdir()
+    (repo / "engine" / "core.py").write_text(SNIPPET, encoding="utf-8")  # a hint, unchanged
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "before")
     shutil.copy(SAMPLE / "scheduler.py", code)
-    _git(repo, "commit", "-q", "-am", "the change")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "changes.md").write_text("Urgent admission.\n", encoding="utf-8")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "the change")
     return repo
 
 
@@ -156,7 +171,9 @@ async def _session(repo: Path, diff: str) -> Session:
         command=str(RLT_RULES),
         args=["mcp", "--rules", str(RULES), "--site-url", SITE_URL],
         cwd=str(repo),
-        env=dict(os.environ),  # the SDK's default keeps only HOME, PATH and a few: not PYTHONPATH
+        # The whole environment (the SDK passes on only HOME, PATH and a few more), so the
+        # server imports the code under test as the command-line runs below do (PYTHONPATH).
+        env=dict(os.environ),
     )
     substitutes = {"DIFF": diff, "SAMPLE": (SAMPLE / "findings.yaml").read_text(encoding="utf-8")}
     substitutes["PROBLEMS"] = _answer_with_every_problem()
@@ -383,15 +400,35 @@ def test_review_context_is_the_review_context_command_s_document(
     shown = cli(repo, *args, stdin=diff)
     assert shown.returncode == 0, shown.stderr
     assert text(session, "context_diff") == shown.stdout
-    # `base` reads `git diff BASE` in the repository: here, the same change.
-    assert text(session, "context_base") == shown.stdout
-    budget = cli(repo, *args, "--max-chars", "9000", stdin=diff)
+    # A diff sent as text, like one on stdin, is in no file: the reviewer is told to save it.
+    assert "--diff CHANGE.diff`" in shown.stdout and "no file holds it" in shown.stdout
+    # `base` reads `git diff BASE` in the repository: here, the same change, and the check
+    # command reads it again the same way.
+    based = ["review-context", "--rules", str(RULES), "--site-url", SITE_URL, "--base", "HEAD~1"]
+    assert text(session, "context_base") == cli(repo, *based).stdout
+    assert "`git diff 'HEAD~1' | rlt-rules findings check ANSWER.yaml" in text(
+        session, "context_base"
+    )
+    budget = cli(repo, *based, "--max-chars", "9000")
     assert text(session, "context_budget") == budget.stdout
     assert len(text(session, "context_budget")) <= 9000
-    assert "No diff was given" in text(session, "context_no_change")
+    # `paths` limit the change, as `review-context -- PATH` does.
+    assert text(session, "context_paths") == cli(repo, *based, "--", "samples").stdout
+    assert "samples/review/scheduler.py" in text(session, "context_paths")
+    other = text(session, "context_other_paths")
+    assert "- `docs/changes.md` (added)" in other and "scheduler.py` (" not in other
+    assert "- `docs/changes.md` (added)" in text(session, "context_base")
+    assert "docs/changes.md" not in text(session, "context_paths")
 
 
 def test_review_context_bad_arguments(session: Session) -> None:
+    # Neither `diff` nor `base`: the working tree against HEAD, which here is clean.
+    assert error(session, "context_no_change").endswith(
+        "git diff HEAD: no change between HEAD and the working tree: give another base (a "
+        "branch such as main) or the change as `diff`"
+    )
+    assert "../x: outside the repository" in error(session, "context_paths_outside")
+    assert "`paths` limit the change read from git" in error(session, "context_diff_paths")
     assert "max_chars 300 cannot hold the review context" in error(session, "context_too_small")
     assert "greater than or equal to 1" in error(session, "context_bad_budget")
     assert error(session, "context_both").endswith(
@@ -421,11 +458,9 @@ def test_check_findings_gives_every_problem_with_its_position(session: Session, 
     assert outcome["ok"] is False and outcome["findings"] is None
     assert outcome["errors"] == len(outcome["problems"]) >= 4
     (repo / "answer.yaml").write_text(_answer_with_every_problem(), encoding="utf-8")
-    (repo / "change.diff").write_text(
-        (SAMPLE / "change.diff").read_text(encoding="utf-8"), encoding="utf-8"
-    )
+    based = subprocess.run(["git", "diff", "HEAD~1"], cwd=repo, capture_output=True, text=True)
     shown = cli(repo, "findings", "check", "answer.yaml", "--rules", str(RULES), "--repo", ".",
-                "--diff", "change.diff")  # fmt: skip
+                "--diff", "-", stdin=based.stdout)  # fmt: skip
     assert shown.returncode == 1
     assert [
         f"answer.yaml:{p['line']}:{p['column']}: {p['message']}" for p in outcome["problems"]
@@ -456,6 +491,25 @@ def test_scan_paths_is_the_scan_command_s_json(session: Session, repo: Path) -> 
                 "--site-url", SITE_URL)  # fmt: skip
     assert data(session, "scan_paths") == json.loads(shown.stdout)
     assert data(session, "scan_paths")["hits"]
+
+
+def test_scan_a_change_keeps_the_hints_on_its_added_lines(session: Session, repo: Path) -> None:
+    """As `rlt-rules scan --diff` does: only hints on lines the change adds, in its files
+    (or in the paths given)."""
+    scan = ["scan", "--diff", "-", "--rules", str(RULES), "--format", "json", "--site-url",
+            SITE_URL]  # fmt: skip
+    diff = (SAMPLE / "change.diff").read_text(encoding="utf-8")
+    expected = json.loads(cli(repo, *scan, stdin=diff).stdout)
+    assert expected["hits"] and data(session, "scan_diff") == expected
+    assert data(session, "scan_base_paths") == expected
+    based = subprocess.run(["git", "diff", "HEAD~1"], cwd=repo, capture_output=True, text=True)
+    assert data(session, "scan_base") == json.loads(cli(repo, *scan, stdin=based.stdout).stdout)
+    assert data(session, "scan_base")["hits"] == expected["hits"]
+    hits = data(session, "scan_everything")["hits"]
+    assert {hit["path"] for hit in hits} == {"engine/core.py", "samples/review/scheduler.py"}
+    assert {hit["path"] for hit in expected["hits"]} == {"samples/review/scheduler.py"}
+    assert "not with `code`" in error(session, "scan_diff_code")
+    assert "diff: " in error(session, "scan_bad_diff")
 
 
 def test_scan_a_snippet_under_its_file_name(session: Session) -> None:

@@ -16,7 +16,7 @@ import yaml
 
 from rlt_rules import Library, load_library
 from rlt_rules.cli import main
-from rlt_rules.findings.context import ContextTooLong, review_context
+from rlt_rules.findings.context import ContextTooLong, DiffSource, review_context
 from rlt_rules.findings.diff import DiffError, FileStatus, LineRange, parse_diff
 from rlt_rules.render.answer import field_lines
 from rlt_rules.render.digest import Detail, applicable_rules, rule_text
@@ -100,7 +100,7 @@ def test_what_is_not_a_diff(text: str, message: str) -> None:
 
 
 def test_the_context_holds_preamble_rules_change_and_answer_format(library, change) -> None:
-    text = review_context(library, SITE_URL, change, diff_name=SAMPLE_DIFF)
+    text = review_context(library, SITE_URL, change, diff=DiffSource(file=SAMPLE_DIFF))
     order = [text.index(part) for part in ("## How to review", "## The rules", "## The change")]
     assert order == sorted(order) and text.index("## How to answer") > order[-1]
     for paragraph in library.preamble:
@@ -168,7 +168,7 @@ def test_max_chars_gives_each_rule_the_most_detail_that_fits(library, change, ma
 
 
 def test_a_tight_budget_lists_whole_lines_and_says_what_is_left_out(library, change) -> None:
-    for max_chars in (6_000, 5_000, 4_700):
+    for max_chars in (7_000, 6_500, 6_000):
         text = review_context(library, SITE_URL, change, max_chars=max_chars)
         assert len(text) <= max_chars
         listed = re.findall(r"^- \[(R\d+) ", text, re.MULTILINE)
@@ -262,7 +262,7 @@ def test_review_context_usage(
     assert code == 1 and "not a unified diff" in err
     code, _, err = run(capsys, "review-context", "--diff", str(tmp_path / "none.diff"))
     assert code == 2 and "no such file" in err
-    code, _, err = run(capsys, "review-context", "--max-chars", "100")
+    code, _, err = run(capsys, "review-context", "--diff", SAMPLE_DIFF, "--max-chars", "100")
     assert code == 2 and "give at least" in err
     code, _, err = run(capsys, "review-context", "-o", str(tmp_path / "no" / "context.md"))
     assert code == 2 and "no such directory" in err

@@ -185,8 +185,12 @@ def _schema_diagnostics(shown: str, data: Any, index: _Index) -> list[Diagnostic
     """Each schema error as the YAML readers word it (:func:`schema_messages`), after the
     JSON pointer of where it is."""
     found = []
+    seen: set[tuple[JsonPath, str]] = set()
     for error in checker(BUNDLE_SCHEMA).errors(data):
         for message in schema_messages(error, JSON_WORDING):
+            if (message.path, message.text) in seen:
+                continue  # a mapping's missing fields: one error each, each naming them all
+            seen.add((message.path, message.text))
             locate = index.key_position if message.at_key else index.position
             line, column = locate(message.path)
             found.append(

@@ -66,10 +66,15 @@ class ChangedFile:
     added_lines: frozenset[int] = field(default=frozenset(), compare=False)
 
     def covers(self, start: int, end: int) -> bool:
-        """Whether lines ``start``–``end`` of the new file meet one of the hunks."""
+        """Whether lines ``start``–``end`` of the new file meet one of the hunks (context
+        lines included: they count as part of the change's surroundings)."""
         return self.status is not FileStatus.DELETED and any(
             hunk.lines.overlaps(start, end) for hunk in self.hunks
         )
+
+    def adds_within(self, start: int, end: int) -> bool:
+        """Whether the diff adds (or changes) one of lines ``start``–``end`` of the new file."""
+        return any(start <= line <= end for line in self.added_lines)
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,7 +84,9 @@ def schema_messages(error: jsonschema.ValidationError, wording: Wording) -> list
         where = f" in {name}" if path and name else ""
         return [
             SchemaMessage(
-                path, (*path, missing), f"missing required field '{missing}'{where}{_why(missing)}"
+                path,
+                (*path, missing),
+                f"missing required field '{missing}'{where}{_why(missing, error)}",
             )
             for missing in error.validator_value
             if missing not in error.instance
@@ -114,6 +116,10 @@ def _predicate(
         options = ", ".join(str(option) for option in error.validator_value)
         return f"must be one of: {options}; {wording.got(path, error.instance)}", " "
     if kind == "not":
+        # A value forbidden where it stands (``not: {}`` in a conditional branch): the
+        # branch's description says what to do.
+        if "pattern" not in error.validator_value and _description(error):
+            return f"is not allowed here: {_description(error)}", " "
         # A pattern ignores a value that is not a string, so "not pattern" fails for it too:
         # its type error says what is wrong.
         if not isinstance(error.instance, str):
@@ -134,7 +140,11 @@ def _predicate(
     return error.message, ": "
 
 
-def _why(missing: str) -> str:
+def _why(missing: str, error: jsonschema.ValidationError) -> str:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if "properties" not in schema and schema.get("description"):
+        # A condition's branch (``else: {required: [...]}``) says why it asks for the field.
+        return f": {schema['description'].rstrip('.')}"
     if missing == "replaced_by":
         return " (a deprecated rule must name the rule that replaces it)"
     if missing == "retired_reason":
@@ -179,8 +189,14 @@ def schema_problems(document: Document, schema_name: str) -> list[SchemaProblem]
     rule_id = document.data.get("id") if isinstance(document.data.get("id"), str) else None
     wording = Wording(_field_name, lambda path, value: _got_yaml(document, path, value), YAML_TYPES)
     found = []
+    seen: set[tuple[JsonPath, str]] = set()
     for error in errors:
         for message in schema_messages(error, wording):
+            # jsonschema reports a mapping's missing fields one error each, and each names
+            # them all: say each once.
+            if (message.path, message.text) in seen:
+                continue
+            seen.add((message.path, message.text))
             position = _position(document, message)
             diagnostic = Diagnostic(
                 document.path, position.line, position.column, message.text, rule_id

@@ -19,7 +19,7 @@ from .. import export
 from ..addresses import placeholder_host
 from ..atomic import check_output_file, check_targets, write_atomic
 from ..export import reviewers
-from ..model import Library, Rule, Status
+from ..model import CorpusScope, Library, Measured, Rule, Status
 from ..owned import write_owned_folder
 from ..render.text import FENCE, rule_heading
 from .common import (
@@ -79,7 +79,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "show",
         help="print one rule for reading in a terminal",
         description="Print one rule: title, category, status, statement, seed example, "
-        "triggers, impact, correction and its examples' titles. Exits 2 for an unknown id.",
+        "triggers, impact, correction, its examples' titles and its detectors (status, "
+        "measured precision on real engine code, what each sees and misses). Exits 2 for an "
+        "unknown id.",
     )
     show_parser.add_argument("rule_id", metavar="ID", help="a rule id, e.g. R03")
     add_library_option(show_parser)
@@ -242,9 +244,43 @@ def format_rule(library: Library, rule: Rule) -> str:
                 ),
             )
         )
+    sections.append(("Detectors", _detectors(rule)))
     for title, body in sections:
         lines.extend(("", title, body))
     return "\n".join(lines) + "\n"
+
+
+def _measured(measured: Measured) -> str:
+    where = (
+        f"all of {measured.corpus}" if measured.scope is CorpusScope.PACKAGE else measured.corpus
+    )
+    figures = (
+        f"{measured.hints} hints, {measured.tp} tp, {measured.arguable} arguable, {measured.fp} fp"
+    )
+    if measured.precision is not None:
+        figures += f": tp-precision {measured.precision:.2f} ({measured.level})"
+    return f"Measured on {where}: {figures}"
+
+
+def _detectors(rule: Rule) -> str:
+    """Each detector: its id, status and severity, what it looks for, its measured precision
+    and what it sees and misses (the record's ``note``), as the rule page's "Automated hints"."""
+    if not rule.detectors:
+        return "  None: `rlt-rules scan` raises no hint for this rule; only a reviewer finds it."
+    blocks = []
+    for detector in rule.detectors:
+        status = "active (on by default)"
+        if detector.preview:
+            status = f"preview (only with --preview): {detector.preview_reason or ''}"
+        parts = [
+            f"  {rule.id}-{detector.id}: {detector.severity}",
+            _bullets((f"Status: {status}",)),
+            _bullets((f"Looks for: {detector.message}",)),
+            _bullets((_measured(detector.measured) if detector.measured else "Measured: not yet",)),
+            _bullets((f"Sees and misses: {detector.note or 'not recorded'}",)),
+        ]
+        blocks.append("\n".join(parts))
+    return "\n\n".join(blocks)
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from ..atomic import check_output_file, write_atomic
 from ..discover import Workspace
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
-from ..findings.check import CheckResult, check_review
+from ..findings.check import CONTEXT_NOTE, CheckResult, check_review
 from ..findings.diff import DiffError
 from .common import (
     EXIT_INVALID,
@@ -46,7 +46,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="check a findings file against the schema, the library and the reviewed code",
         description="Check a findings file. With --repo, also check that each location's file "
         "exists, its lines exist and each suggested patch applies; with --diff, that each "
-        "location is among the lines the change touches.",
+        "location is among the lines of the change's hunks (context lines count as part of "
+        "the change's surroundings: accepted, with a note when a finding touches no added "
+        "line).",
     )
     _common(check)
     check.set_defaults(handler=run_check)
@@ -86,7 +88,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--diff",
         metavar="FILE",
         help="the change under review (a unified diff; - reads stdin): every finding must "
-        "point at lines of its hunks, as `rlt-rules review-context` lists them",
+        "point at lines of its hunks, as `rlt-rules review-context` lists them; a hunk's "
+        "context lines count (the change's surroundings), and `check` notes findings on them "
+        "alone",
     )
 
 
@@ -128,6 +132,8 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     findings = len(result.review.findings)
     print(f"ok: {findings} finding(s), {len(result.warnings)} warning(s)")
+    if result.context_only:
+        print(f"note: {', '.join(result.context_only)}: {CONTEXT_NOTE}")
     return EXIT_OK
 
 

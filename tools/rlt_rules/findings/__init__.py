@@ -1,10 +1,11 @@
 """Review findings that cite the rules: a format, a checker and two renderings.
 
 A review (``schema/findings.schema.json``) is the library version it cites plus findings, each
-with a rule id, a location, the trigger, impact and correction, an optional severity and an
-optional suggested patch. :func:`check_review` checks a file against the schema, the library
-and (optionally) the reviewed repository; :mod:`.sarif` and :mod:`.markdown` render a checked
-review. :func:`site_page` is the site's worked example, built from ``samples/review/``.
+with a rule id (or ``kind: outside-rules`` for a real problem no rule covers), a location, the
+trigger, impact and correction, an optional severity and an optional suggested patch.
+:func:`check_review` checks a file against the schema, the library and (optionally) the
+reviewed repository; :mod:`.sarif` and :mod:`.markdown` render a checked review.
+:func:`site_page` is the site's worked example, built from ``samples/review/``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..render.code import code_span, fenced
 from ..render.links import rule_uri
 from .check import CheckResult, check_review, load_review
 from .markdown import render_markdown
-from .model import Finding, FindingsError, FindingSeverity, Location, Review
+from .model import Finding, FindingKind, FindingsError, FindingSeverity, Location, Review
 from .sarif import sarif_log
 
 #: The repository root: sample paths in ``samples/review/findings.yaml`` are relative to it.
@@ -28,6 +29,7 @@ SAMPLE_FINDINGS = "findings.yaml"
 __all__ = [
     "CheckResult",
     "Finding",
+    "FindingKind",
     "FindingSeverity",
     "FindingsError",
     "Location",

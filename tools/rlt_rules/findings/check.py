@@ -27,14 +27,22 @@ from .patch import Patch, PatchError, PatchOp, parse_patch
 
 SCHEMA_NAME = "findings.schema.json"
 TEXT_FIELDS = ("trigger", "impact", "correction")
+#: What ``findings check --diff`` says of findings on context lines alone (accepted).
+CONTEXT_NOTE = (
+    "on context lines only (unchanged lines a hunk shows around the change), no line the change "
+    "adds: accepted, as context lines count as part of the change's surroundings"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """Explicit outcome: the review when there are no errors, and every diagnostic in file order."""
+    """Explicit outcome: the review when there are no errors, every diagnostic in file order,
+    and (checked against a change) the findings that touch only its context lines: unchanged
+    lines a hunk shows, accepted as part of the change's surroundings."""
 
     review: Review | None
     diagnostics: tuple[Diagnostic, ...]
+    context_only: tuple[str, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -104,7 +112,19 @@ def check_answer(
     found.sort(key=lambda d: (d.line, d.column))
     if any(d.severity is Severity.ERROR for d in found):
         return CheckResult(None, tuple(found))
-    return CheckResult(Review.from_dict(document.data), tuple(found))
+    review = Review.from_dict(document.data)
+    return CheckResult(review, tuple(found), _context_only(review, change))
+
+
+def _context_only(review: Review, change: Change | None) -> tuple[str, ...]:
+    """Each finding on a hunk's context lines alone, as ``findings[0] (path, lines 3–4)``."""
+    found = []
+    for index, finding in enumerate(review.findings if change is not None else ()):
+        where = finding.location
+        changed = change.file(where.path) if change is not None else None
+        if changed is not None and not changed.adds_within(where.start_line, where.end_line):
+            found.append(f"findings[{index}] ({where.path}, {where.lines_label()})")
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +157,7 @@ def _finding_checks(
     """Every check of one finding on the parts the schema accepted."""
     base: JsonPath = ("findings", index)
     rule_id = finding.get("rule") if isinstance(finding.get("rule"), str) else None
-    if accepted.part((*base, "rule")):
+    if "rule" in finding and accepted.part((*base, "rule")):
         yield from _rule_diagnostics(document, index, finding["rule"], library)
     for name in TEXT_FIELDS:
         if accepted.part((*base, name)) and not finding[name].strip():

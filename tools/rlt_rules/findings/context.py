@@ -2,15 +2,18 @@
 
 ``rlt-rules review-context`` prints it: the preamble; the rules (in full, or in the most
 detail that fits ``max_chars``, never cut inside a rule: :func:`rlt_rules.render.digest.fit_rules`);
-the files and line ranges the diff changes; and the findings format to answer in, with the
-command that checks the answer. The loop: the agent answers in that format,
+the files and line ranges the diff changes; the detectors' hints on its added lines (or that
+they ran and found none); and the findings format to answer in, with the command that checks
+the answer. The loop: the agent answers in that format,
 ``rlt-rules findings check ANSWER --repo . --diff CHANGE`` checks every finding against the
 library, the code and the change, and ``findings sarif`` or ``findings markdown`` publishes it.
+The printed commands read the change where it is (:class:`DiffSource`): its file, or the
+``git diff`` that prints it; a change given on standard input is to be saved first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import shlex
 from dataclasses import dataclass
 
 from ..about import NAME, VERSION
@@ -44,6 +47,42 @@ class ContextTooLong(ValueError):
     """``max_chars`` cannot hold the document even with one line per rule."""
 
 
+#: The name the printed commands give a change that no file holds (standard input, a pipe).
+UNSAVED_DIFF = "CHANGE.diff"
+
+
+@dataclass(frozen=True, slots=True)
+class DiffSource:
+    """Where the change came from, so a printed command can read it again: a regular file
+    (``file``), a command that prints it (``command``: ``git diff HEAD -- PATH``), or neither
+    (standard input, a pipe, text an agent sent): then the reviewer is told to save it."""
+
+    file: str | None = None
+    command: str | None = None
+
+    @property
+    def saved(self) -> bool:
+        return self.file is not None or self.command is not None
+
+    def run(self, command: str) -> str:
+        """``command`` reading the change with ``--diff``."""
+        if self.file is not None:
+            return f"{command} --diff {shlex.quote(self.file)}"
+        if self.command is not None:
+            return f"{self.command} | {command} --diff -"
+        return f"{command} --diff {UNSAVED_DIFF}"
+
+    def note(self) -> str:
+        """What to do before running the printed commands: nothing, or save the change."""
+        if self.saved:
+            return ""
+        return (
+            f"`{UNSAVED_DIFF}` in these commands stands for the change under review: it was "
+            "given on standard input (or through a pipe), so no file holds it. Save the same "
+            f"diff as `{UNSAVED_DIFF}` first (for a Git change: `git diff BASE > {UNSAVED_DIFF}`)."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Place:
     """A changed line a detector points at: a place to look first, not a finding."""
@@ -59,21 +98,34 @@ class Place:
         return f"- {self.rule_id} {code_span(f'{self.path}:{self.line}')}: {message}"
 
 
+@dataclass(frozen=True, slots=True)
+class Places:
+    """The detectors' hints on a change's added lines, and how many of its Python files they
+    ran on (0: they did not run, so their silence says nothing)."""
+
+    hints: tuple[Place, ...] = ()
+    files: int = 0
+
+
 def review_context(
     library: Library,
     site_url: str | None,
     change: Change | None,
     *,
     max_chars: int | None = None,
-    diff_name: str = "CHANGE.diff",
+    diff: DiffSource | None = None,
+    repo: str = ".",
     source: str | None = None,
     library_option: str | None = None,
-    places: Sequence[Place] = (),
+    places: Places | None = None,
 ) -> str:
     """The document, at most ``max_chars`` characters when given (:class:`ContextTooLong`
-    when that cannot hold it). ``source`` says where the library came from;
-    ``library_option`` (``--rules PATH``) goes into the check command when the library is not
-    found without it; ``places`` are the detectors' hints on the changed lines."""
+    when that cannot hold it). ``diff`` says where the change came from (default: nowhere a
+    command can read it again), ``repo`` the repository's root as the check command names it;
+    ``source`` says where the library came from; ``library_option`` (``--rules PATH``) goes
+    into the check command when the library is not found without it; ``places`` are the
+    detectors' hints on the changed lines."""
+    diff = diff or DiffSource()
     shown = inert_library(library)
     head = [
         f"# Review a change with {shown.title} {library.version}",
@@ -85,13 +137,15 @@ def review_context(
         *shown.preamble,
     ]
     check = f"{NAME} findings check ANSWER.yaml" + (f" {library_option}" if library_option else "")
-    check += " --repo ." + (f" --diff {diff_name}" if change is not None else "")
+    check += f" --repo {shlex.quote(repo)}"
+    check = diff.run(check) if change is not None else check
     places_budget = None if max_chars is None else max_chars // PLACES_SHARE
     tail = [
         "## The change",
         *change_blocks(change),
-        *place_blocks(places, places_budget, diff_name),
+        *place_blocks(places or Places(), places_budget, diff),
         *answer_blocks(library, site_url, check=check),
+        diff.note() if change is not None else "",
     ]
     if max_chars is None:
         fitted = fit_rules(library, site_url, None, level=4, by_category=True)
@@ -128,18 +182,27 @@ def _document(head: list[str], note: str, rules: str, tail: list[str]) -> str:
     return "\n\n".join(block for block in blocks if block) + "\n"
 
 
-def place_blocks(places: Sequence[Place], budget: int | None, diff_name: str) -> list[str]:
+def place_blocks(found: Places, budget: int | None, diff: DiffSource) -> list[str]:
     """The places to look first: one line per hint, whole lines within ``budget`` characters,
-    and a last line saying how many more ``rlt-rules scan --diff`` lists."""
+    and a last line saying how many more ``rlt-rules scan --diff`` lists; when the detectors
+    ran and point at nothing, a line saying so."""
+    places = found.hints
     if not places:
-        return []
+        if not found.files:
+            return []
+        files = "Python file" if found.files == 1 else f"{found.files} Python files"
+        return [
+            f"## Places to look first\n\nThe library's detectors ran on the change's {files} "
+            "and point at none of the lines it adds. That is not approval: most findings have "
+            "no hint, so read every changed line."
+        ]
     intro = (
         "## Places to look first\n\nThe library's detectors point at these changed lines. "
         "Start there and judge each: a hint is not a finding, and most findings have no hint."
     )
 
     def more(count: int) -> str:
-        return f"- … {count} more: `{NAME} scan --diff {diff_name}`"
+        return f"- … {count} more: `{diff.run(f'{NAME} scan')}`"
 
     lines: list[str] = []
     used = len(intro) + 2

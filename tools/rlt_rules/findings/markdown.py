@@ -1,8 +1,9 @@
 """A checked :class:`Review` as one Markdown review comment (GitHub, GitLab, MkDocs pages).
 
 Findings keep the order the review gives them (the schema's reading order). Each gives its
-file and lines, the rule id and title linked to the rule's page, the trigger, impact and
-correction, and the suggested patch as a ``diff`` block. Finding text is plain text in which
+file and lines, the rule id and title linked to the rule's page ("Outside the rules" for a
+finding no rule covers), the trigger, impact and correction, and the suggested patch as a
+``diff`` block. Finding text is plain text in which
 backticks mark code: code spans are kept, and the rest is escaped only where Markdown would
 change it (:func:`rlt_rules.render.inert.md_prose`), so the raw comment reads as written while
 ``<`` or ``*`` in a trigger shows as written and never as HTML. An ``@name`` in finding text
@@ -26,6 +27,10 @@ from .model import Finding, Review
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 #: An @-mention as GitHub and GitLab read one: ``@`` after no word character, then a name.
 _MENTION = re.compile(r"(?<![\w`\\])@(?=[A-Za-z0-9])[A-Za-z0-9][-A-Za-z0-9]*(?:/[-A-Za-z0-9]+)?")
+
+
+#: The heading's title of a finding no rule covers (``kind: outside-rules``).
+OUTSIDE_TITLE = "Outside the rules (no rule of the library covers it)"
 
 
 def _unmention(prose: str) -> str:
@@ -87,12 +92,15 @@ def render_markdown(
 def _finding_blocks(
     finding: Finding, library: Library, link_for: Callable[[str], str], heading: str
 ) -> list[str]:
-    rule = library.rule(finding.rule)
     where = f"{code_span(visible(finding.location.path))}, {finding.location.lines_label()}"
     if finding.location.column is not None:
         where += f", column {finding.location.column}"
-    title = md_prose(rule_heading(rule), at_line_start=False, link_text=True)
-    title = f"[{title}]({link_for(finding.rule)})"
+    if finding.rule is None:
+        title = OUTSIDE_TITLE
+    else:
+        heading_text = rule_heading(library.rule(finding.rule))
+        title = md_prose(heading_text, at_line_start=False, link_text=True)
+        title = f"[{title}]({link_for(finding.rule)})"
     blocks = [
         f"{heading} {where}: {title}",
         f"**Severity:** {finding.severity}",

@@ -24,6 +24,18 @@ class FindingSeverity(StrEnum):
 DEFAULT_SEVERITY = FindingSeverity.WARNING
 
 
+class FindingKind(StrEnum):
+    """What a finding cites: a rule of the library (the default), or nothing, for a real
+    problem no rule covers (the preamble's reviewer still reports it)."""
+
+    RULE = "rule"
+    OUTSIDE_RULES = "outside-rules"
+
+
+#: How the outside-the-rules kind is named where a rule id would stand (SARIF ``ruleId``).
+OUTSIDE_RULES = str(FindingKind.OUTSIDE_RULES)
+
+
 @dataclass(frozen=True, slots=True)
 class Location:
     """A file (relative to the repository root) and an inclusive, 1-based line range."""
@@ -61,19 +73,28 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One place where the reviewed code breaks one rule, explained as the preamble asks."""
+    """One place where the reviewed code breaks one rule (``rule``), or a real problem no rule
+    covers (``kind`` outside-rules, ``rule`` None), explained as the preamble asks."""
 
-    rule: str
+    rule: str | None
     location: Location
     trigger: str
     impact: str
     correction: str
     severity: FindingSeverity = DEFAULT_SEVERITY
     suggested_patch: str | None = None
+    kind: FindingKind = FindingKind.RULE
+
+    @property
+    def outside_rules(self) -> bool:
+        return self.kind is FindingKind.OUTSIDE_RULES
 
     def to_dict(self) -> dict[str, Any]:
+        cites: dict[str, Any] = (
+            {"kind": str(self.kind)} if self.outside_rules else {"rule": self.rule}
+        )
         data: dict[str, Any] = {
-            "rule": self.rule,
+            **cites,
             "location": self.location.to_dict(),
             "trigger": self.trigger,
             "impact": self.impact,
@@ -87,13 +108,14 @@ class Finding:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
         return cls(
-            rule=data["rule"],
+            rule=data.get("rule"),
             location=Location.from_dict(data["location"]),
             trigger=data["trigger"],
             impact=data["impact"],
             correction=data["correction"],
             severity=FindingSeverity(data.get("severity", DEFAULT_SEVERITY)),
             suggested_patch=data.get("suggested_patch"),
+            kind=FindingKind(data.get("kind", FindingKind.RULE)),
         )
 
 

@@ -2,7 +2,8 @@
 
 The run's ``tool.driver`` is the library's own descriptor from :mod:`rlt_rules.render.sarif`
 (every rule, with ``helpUri`` to its page when a site URL is given); each finding becomes a
-``result`` pointing at its rule by ``ruleId`` and ``ruleIndex``. A suggested patch becomes a
+``result`` pointing at its rule by ``ruleId`` and ``ruleIndex`` (a finding no rule covers at
+the descriptor ``outside-rules``, added when the review has one). A suggested patch becomes a
 SARIF ``fix`` (one replacement per run of changed lines) unless it ends without a newline,
 which a line-based replacement cannot express; the raw diff is kept in ``properties``.
 """
@@ -13,7 +14,13 @@ from typing import Any
 
 from ..jsonout import indented
 from ..model import Library
-from ..render.sarif import artifact_location, driver, envelope
+from ..render.sarif import (
+    OUTSIDE_RULES_ID,
+    artifact_location,
+    driver,
+    envelope,
+    outside_rules_descriptor,
+)
 from .model import Finding, Review
 from .patch import Replacement, parse_patch
 
@@ -21,8 +28,10 @@ from .patch import Replacement, parse_patch
 def sarif_log(review: Review, library: Library, site_url: str | None) -> dict[str, Any]:
     """One run: the library as the tool, and one result per finding in review order."""
     tool = driver(library, site_url)
+    if any(finding.outside_rules for finding in review.findings):
+        tool["rules"] = [*tool["rules"], outside_rules_descriptor(library, site_url)]
     index_of = {descriptor["id"]: index for index, descriptor in enumerate(tool["rules"])}
-    results = [_result(finding, index_of[finding.rule]) for finding in review.findings]
+    results = [_result(finding, index_of[_rule_id(finding)]) for finding in review.findings]
     run: dict[str, Any] = {
         "tool": {"driver": tool},
         "columnKind": "unicodeCodePoints",
@@ -44,13 +53,18 @@ def message_text(finding: Finding) -> str:
     )
 
 
+def _rule_id(finding: Finding) -> str:
+    """The finding's rule id, or :data:`OUTSIDE_RULES_ID` for a finding no rule covers."""
+    return OUTSIDE_RULES_ID if finding.rule is None else finding.rule
+
+
 def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     location = finding.location
     region: dict[str, Any] = {"startLine": location.start_line, "endLine": location.end_line}
     if location.column is not None:
         region["startColumn"] = location.column
     result: dict[str, Any] = {
-        "ruleId": finding.rule,
+        "ruleId": _rule_id(finding),
         "ruleIndex": rule_index,
         "level": str(finding.severity),
         "message": {"text": message_text(finding)},

@@ -14,6 +14,7 @@ library's preamble and the review loop through the tools.
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -30,7 +31,8 @@ from ..config import ConfigError
 from ..detect import DetectorSet
 from ..discover import Workspace as LibraryWorkspace
 from ..findings.check import check_answer
-from ..findings.context import ContextTooLong, review_context
+from ..findings.context import ContextTooLong, DiffSource, review_context
+from ..gitdiff import DEFAULT_BASE
 from ..model import Library, Status
 from ..reading import MAX_FILE_BYTES
 from ..render.text import rule_heading
@@ -38,6 +40,7 @@ from ..scan import DiffError as ScanDiffError
 from ..scan import (
     FileHit,
     ScanResult,
+    changed_lines,
     detector_set,
     places_to_look,
     scan,
@@ -69,6 +72,13 @@ Diff = Annotated[
 Base = Annotated[
     str | None,
     Field(description="a revision (`main`, `origin/main...HEAD`): the change is `git diff BASE`"),
+]
+ChangePaths = Annotated[
+    list[str] | None,
+    Field(
+        description="only the change under these files and folders, relative to the "
+        "repository (`git diff BASE -- PATH...`); not with `diff`"
+    ),
 ]
 
 
@@ -192,23 +202,26 @@ def build_server(
         mcp_names.REVIEW_CONTEXT,
         "What a review of one change needs, as one Markdown document (as `rlt-rules "
         "review-context` prints it): the preamble, the rules, the files and line ranges the "
-        "change touches, and the findings format to answer in.",
+        "change touches, the detectors' hints on it, and the findings format to answer in. "
+        "The change: `diff`, or `git diff BASE` (default: the working tree against HEAD), "
+        "limited to `paths`.",
     )
     def review_context_tool(
         diff: Diff = None,
         base: Base = None,
+        paths: ChangePaths = None,
         max_chars: Annotated[
             int | None,
             Field(ge=1, description="keep the document within this many characters"),
         ] = None,
     ) -> str:
         with _tool_errors():
-            text = workspace.diff_text(diff, base)
+            text, source, top = _change_text(workspace, diff, base, paths)
             change = workspace.change(text, None)
-            places = []
-            if text and found is not None:
+            places = None
+            if found is not None:
                 try:
-                    places = places_to_look(text, library, found.config, root.resolve())
+                    places = places_to_look(text, library, found.config, top)
                 except (ConfigError, ScanDiffError) as error:
                     raise ViewError(str(error)) from None
             try:
@@ -217,6 +230,8 @@ def build_server(
                     site_url,
                     change,
                     max_chars=max_chars,
+                    diff=source,
+                    repo=os.path.relpath(top, workspace.root),
                     source=found.source.describe() if found is not None else None,
                     library_option=found.source.option() if found is not None else None,
                     places=places,
@@ -260,7 +275,9 @@ def build_server(
         mcp_names.SCAN_CODE,
         "Point at code shaped like a rule's triggers (the rules' detectors): hints for you to "
         "judge, never verdicts. Give `paths` (files and folders of the repository), or `code` "
-        "with a `file_name`.",
+        "with a `file_name`. With a change (`diff`, or `base` for `git diff BASE`), only hints "
+        "on the lines it adds are kept, as `rlt-rules scan --diff` keeps them; without "
+        "`paths`, its files are scanned.",
     )
     def scan_code(
         paths: Annotated[
@@ -270,9 +287,14 @@ def build_server(
         file_name: Annotated[
             str | None, Field(description="the name `code` is reported under, e.g. sched.py")
         ] = None,
+        diff: Diff = None,
+        base: Base = None,
     ) -> dict[str, Any]:
         with _tool_errors():
-            result = _scan(workspace, detectors, paths, code, file_name, file_timeout)
+            if diff is not None or base is not None:
+                result = _scan_change(workspace, detectors, paths, code, diff, base, file_timeout)
+            else:
+                result = _scan(workspace, detectors, paths, code, file_name, file_timeout)
         return json_data(result, library, Output(site_url))
 
     @server.prompt(
@@ -318,6 +340,54 @@ def _worker_functions(
     """The tools' functions, for a worker process: the server built again there."""
     server = build_server(library, site_url, root, found=found, in_worker=True)
     return server.calls.functions
+
+
+def _change_text(
+    workspace: Workspace, diff: str | None, base: str | None, paths: list[str] | None
+) -> tuple[str, DiffSource, Path]:
+    """The change for ``review_context``: ``diff``, else ``git diff BASE -- PATH...`` (the
+    working tree against HEAD by default); where it came from, and the root its paths are
+    relative to."""
+    if diff is not None:
+        if base is not None:
+            raise ViewError("give the change as `diff` or as `base`, not both")
+        if paths:
+            raise ViewError(
+                "`paths` limit the change read from git; with `diff`, give the diff of those "
+                "paths only"
+            )
+        return diff, DiffSource(), workspace.root
+    read = workspace.git_change(base or DEFAULT_BASE, paths or ())
+    return read.text, DiffSource(command=read.command()), read.top
+
+
+def _scan_change(
+    workspace: Workspace,
+    detectors: DetectorSet,
+    paths: list[str] | None,
+    code: str | None,
+    diff: str | None,
+    base: str | None,
+    file_timeout: float,
+) -> ScanResult:
+    """``scan --diff``: the hints on the lines the change adds, in ``paths`` or the change's
+    files."""
+    if code is not None:
+        raise ViewError("a change (`diff` or `base`) goes with `paths` or alone, not with `code`")
+    text = workspace.diff_text(diff, base)
+    assert text is not None
+    try:
+        changed = changed_lines(text)
+    except ScanDiffError as error:
+        raise ViewError(f"diff: {error}") from None
+    root = workspace.root
+    if paths is not None:
+        found = workspace.paths(paths)
+    else:
+        found = [root / path for path in sorted(changed) if (root / path).is_file()]
+        if changed and not found:
+            raise ViewError(f"none of the {len(changed)} file(s) the change names exists in {root}")
+    return scan(found, detectors, changed=changed, root=root, file_timeout=file_timeout)
 
 
 def _scan(

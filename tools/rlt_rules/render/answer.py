@@ -34,6 +34,17 @@ findings:
       `admit_urgent()` runs between batches and still protects the previous batch's requests.
     correction: |-
       Make the selection a local of `build_batch()` and pass it on as an argument.
+  - kind: outside-rules
+    location:
+      path: src/engine/stream.py
+      start_line: 31
+      end_line: 31
+    trigger: |-
+      `new_tokens = tokens[-count:]` with `count == 0` is the whole list, not an empty one.
+    impact: |-
+      A step that adds no token streams the request's whole output again.
+    correction: |-
+      Slice from the end's index: `tokens[len(tokens) - count:]`.
 """
 
 
@@ -42,6 +53,20 @@ def example(library: Library) -> str:
     ids = [rule.id for rule in applicable_rules(library)] or ["R01"]
     rule = "R03" if "R03" in ids else ids[0]
     return _EXAMPLE.format(version=library.version, rule=rule)
+
+
+def _flag(name: str, node: dict[str, Any]) -> str:
+    """``required``, ``optional``, or when a condition asks for the field,
+    ``required unless `kind: outside-rules```."""
+    if name in node.get("required", ()):
+        return "required"
+    condition = node.get("if", {})
+    if name in node.get("else", {}).get("required", ()) and len(condition.get("required", ())) == 1:
+        (key,) = condition["required"]
+        value = condition.get("properties", {}).get(key, {}).get("const")
+        if value is not None:
+            return f"required unless `{key}: {value}`"
+    return "optional"
 
 
 def field_lines() -> list[str]:
@@ -55,14 +80,13 @@ def field_lines() -> list[str]:
 
 def _fields(node: dict[str, Any], prefix: str, definitions: dict[str, Any]) -> list[str]:
     lines: list[str] = []
-    required = set(node.get("required", ()))
     for name, child in node.get("properties", {}).items():
         child = _resolved(child, definitions)
         path = f"{prefix}{name}"
         item = _resolved(child.get("items", {}), definitions)
         description = " ".join(str(child.get("description", "")).split()).rstrip(".")
         description = inert_markdown(description, at_line_start=False)
-        flag = "required" if name in required else "optional"
+        flag = _flag(name, node)
         if "enum" in child:
             description += f" (one of {', '.join(child['enum'])})"
         lines.append(f"- `{path}` ({flag}): {description}.")
@@ -90,8 +114,10 @@ def answer_blocks(
         "Answer with one YAML document in the findings format of "
         f"{site_base(site_url)}schema/{SCHEMA_NAME} and nothing else: the library version "
         "you applied and one finding per place where the code breaks a rule, cited by its id. "
-        "A change that breaks no rule is `findings: []`. Report what the code does, at the "
-        "lines where it does it; do not modify code to answer.",
+        "Report what no rule covers as `kind: outside-rules` (without `rule`): a real defect "
+        "is a finding even when no rule names it; do not drop it or force it under a rule "
+        "that does not fit. A change with nothing to report is `findings: []`. Report what "
+        "the code does, at the lines where it does it; do not modify code to answer.",
         "Fields:",
         "\n".join(field_lines()),
         "Example:",

@@ -165,6 +165,33 @@ def rule_descriptors(
     return [rule_descriptor(library, rule, site_url, replaced, inert) for rule in library.rules]
 
 
+#: The ``ruleId`` of a review's finding that no rule covers (``kind: outside-rules``).
+OUTSIDE_RULES_ID = "outside-rules"
+
+
+def outside_rules_descriptor(library: Library, site_url: str | None) -> dict[str, Any]:
+    """The ``reportingDescriptor`` of findings no rule of the library covers: a reviewer
+    applying the library still reports a real problem the rules do not name."""
+    text = (
+        f"A real problem in the reviewed code that no rule of {library.title} "
+        f"{library.version} covers, reported with its location, trigger, impact and correction."
+    )
+    descriptor: dict[str, Any] = {
+        "id": OUTSIDE_RULES_ID,
+        "name": "OutsideTheRules",
+        "shortDescription": {"text": "A problem no rule covers"},
+        "fullDescription": {"text": text},
+        "help": {
+            "text": f"{text} Read the finding's trigger, impact and correction; no rule page "
+            "applies.",
+        },
+        "properties": {"tags": [OUTSIDE_RULES_ID]},
+    }
+    if site_url:
+        descriptor["helpUri"] = site_base(site_url)
+    return descriptor
+
+
 #: How deep :func:`envelope` puts a rule's descriptor: ``runs[0].tool.driver.rules[i]``.
 DESCRIPTOR_DEPTH = 6
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..config import RepoConfig
 from ..detect import DetectorSet
-from ..findings.context import Place
+from ..findings.context import Place, Places
 from ..model import Library, Status
 from ..reading import MAX_FILE_BYTES
 from .diff import DiffError, changed_lines
@@ -177,11 +177,12 @@ def scan(
     return ScanResult(tuple(hits), tuple(problems), len(files), suppressed, base)
 
 
-def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -> list[Place]:
+def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -> Places:
     """The places to look first in a change, for ``review-context``: one per hint on a line
-    ``diff`` adds, in path and line order, with the detectors ``config`` chooses. The diff's
-    files are read from ``cwd`` (the repository root); those not there are passed over.
-    :class:`DiffError` when ``diff`` is not a unified diff."""
+    ``diff`` adds, in path and line order, with the detectors ``config`` chooses, and how many
+    of the change's Python files they ran on. The diff's files are read from ``cwd`` (the
+    repository root); those not there are passed over. :class:`DiffError` when ``diff`` is
+    not a unified diff."""
     changed = changed_lines(diff)
     files = [
         cwd / path
@@ -189,11 +190,12 @@ def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -
         if path.endswith(PYTHON_SUFFIXES) and (cwd / path).is_file()
     ]
     if not files:
-        return []
+        return Places()
     plan = plan_scan(library, config, select=None, preview=None)
     result = scan(files, plan.detectors, changed=changed, root=cwd, plan=plan)
-    return [
+    hints = tuple(
         Place(found.hit.rule_id, found.path, found.hit.line, found.hit.message)
         for found in result.hits
         if found.hit.detector_id not in (REASONLESS, UNUSED)
-    ]
+    )
+    return Places(hints, result.files_scanned)
