@@ -512,7 +512,11 @@ def test_the_native_watcher_reports_changes_and_not_reading(tmp_path: Path) -> N
             assert time.monotonic() < deadline, "the watcher never reported the marker file"
             time.sleep(0.01)
         return sorted(
-            {type(event).__name__ for event in seen if not Path(event.src_path).name.startswith("marker-")}
+            {
+                type(event).__name__
+                for event in seen
+                if not Path(event.src_path).name.startswith("marker-")
+            }
         )
 
     def replace() -> None:
