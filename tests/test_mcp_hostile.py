@@ -400,6 +400,10 @@ NOT_FROM_A_TOOL = {
     "SiteError": "the site build's",
     "VerdictError": "the corpus verdicts' (benchmarks)",
     "WriteRefused": "the exports' (the server writes nothing)",
+    "ExamDataError": "the exam's (only the CLI runs it)",
+    "CorpusError": "the exam's corpora (only the CLI runs it)",
+    "TasksError": "the exam's tasks folder (only the CLI runs it)",
+    "FiguresError": "the exam's detector figures (only the CLI and tests run it)",
 }
 
 

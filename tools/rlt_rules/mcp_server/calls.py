@@ -37,6 +37,7 @@ from ..discover import DiscoveryError
 from ..findings.context import ContextTooLong
 from ..findings.model import FindingsError
 from ..findings.patch import PatchError
+from ..gitdiff import GitDiffError
 from ..model import LibraryError
 from ..reading import JsonRefused, ReadRefused
 from ..scan import MatchError
@@ -62,6 +63,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     JsonRefused,
     SelectionError,
     AddressError,
+    GitDiffError,
 )
 
 Functions = Mapping[str, Callable[..., Any]]
