@@ -13,6 +13,13 @@ os.environ.setdefault("RUFF_OUTPUT_FORMAT", "concise")
 os.environ["RLT_RULES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rlt-rules-test-cache-")
 atexit.register(shutil.rmtree, os.environ["RLT_RULES_CACHE_DIR"], ignore_errors=True)
 
+try:  # Browser checks: playwright's expect() waits 5 s by default, too little under load.
+    from playwright.sync_api import expect
+except ImportError:  # the browser tests then fail on their own import, saying so
+    pass
+else:
+    expect.set_options(timeout=60_000)
+
 
 @pytest.fixture
 def rules_dir(tmp_path: Path) -> Path:
