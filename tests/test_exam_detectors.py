@@ -95,10 +95,10 @@ def test_exam_detectors_hits_the_injected_cases_and_is_silent_on_the_controls(ca
     assert main([*argv, "--rules", str(RULES)]) == 0
     text = capsys.readouterr().out
     real = text.split("real tasks: 4, 2 defect(s)\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    rows = {line.split()[0]: line.split()[1:5] for line in real[1:]}
-    # cases, hits, recall, noise
+    rows = {line.split()[0]: line.split()[1:6] for line in real[1:]}
+    # cases, hits, found, recall, noise
     assert rows == {
-        "R07": ["1", "1", "1.00", "0"],
-        "R10": ["1", "1", "1.00", "0"],
-        "all": ["2", "2", "1.00", "0"],
+        "R07": ["1", "1", "1", "1.00", "0"],
+        "R10": ["1", "1", "1", "1.00", "0"],
+        "all": ["2", "2", "2", "1.00", "0"],
     }
