@@ -65,6 +65,22 @@ def test_every_pair_and_every_bank_program_yields_exactly_one_item(library) -> N
     assert all(rule.status is Status.ACTIVE for rule in library.rules)
 
 
+def test_the_bank_holds_two_programs_per_rule_and_comes_first(library) -> None:
+    """Practice tests transfer: every taught rule has at least two bank programs, none of them
+    an example's code, and the bank's items precede every pair's."""
+    items = practice_items(library)
+    per_rule = Counter(item.rule.id for item in items if item.from_bank)
+    assert all(per_rule[rule.id] >= 2 for rule in taught_rules(library)), per_rule
+    assert sum(per_rule.values()) >= 34
+    bank_flags = [item.from_bank for item in items]
+    assert bank_flags == sorted(bank_flags, reverse=True)
+    example_code = {example.code for rule in library.rules for example in rule.examples}
+    for item in items:
+        if item.from_bank:
+            assert item.code not in example_code, item.key
+            assert len(item.code.rstrip("\n").split("\n")) <= 100, (item.rule.id, item.source)
+
+
 def test_no_item_shows_its_rule(library) -> None:
     """The shown program names no rule, carries no marker, no output and no explanation."""
     for item in practice_items(library):
@@ -243,7 +259,9 @@ def test_practice_json_offers_the_bank_first(built_site: BuiltSite) -> None:
         entries = json.loads(read(built_site, learn.items_uri(category.id)))["items"]
         flags = [entry["bank"] for entry in entries]
         assert flags == sorted(flags, reverse=True), category.id
-        assert all(items[entry["key"]].from_bank is entry["bank"] for entry in entries)
+        rules = {rule.id for rule in taught_rules(library) if rule.category == category.id}
+        banked = Counter(items[entry["key"]].rule.id for entry in entries if entry["bank"])
+        assert set(banked) == rules and min(banked.values()) >= 2, category.id
 
 
 def test_bank_programs_appear_nowhere_else_on_the_site(built_site: BuiltSite) -> None:

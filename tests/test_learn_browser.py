@@ -99,7 +99,7 @@ def test_wrong_answer_says_so_and_keeps_the_item_open(
     expect(section.locator("[data-rlt-reveal]")).to_have_count(0)
 
 
-@pytest.mark.parametrize("kind", ["pair"])
+@pytest.mark.parametrize("kind", ["bank", "pair"])
 def test_right_answer_shows_the_lines_the_explanation_the_diff_and_the_rule(
     page: Page, site_url: str, built_site: BuiltSite, kind: str
 ) -> None:
@@ -142,6 +142,25 @@ def test_right_answer_shows_the_lines_the_explanation_the_diff_and_the_rule(
     link.click()
     expect(page).to_have_url(f"{site_url}rules/{item.rule.id}/")
     expect(page.locator("h1")).to_contain_text(item.rule.id)
+
+
+def test_the_bank_comes_first_in_every_order(
+    page: Page, site_url: str, built_site: BuiltSite
+) -> None:
+    """Whatever the seed, every bank program is offered before any lesson's program, on a
+    category's page and on the page of every rule; the seed still orders each part."""
+    items = {item.key: item for item in practice_items(built_site.library)}
+    category = _category(built_site)
+    for path in (f"learn/practice/{category}/", "learn/practice/"):
+        orders = set()
+        for seed in (3, 4, 5):
+            _open(page, f"{site_url}{path}?seed={seed}")
+            order = _order(page)
+            flags = [items[key].from_bank for key in order]
+            assert any(flags) and not all(flags), path
+            assert flags == sorted(flags, reverse=True), (path, seed)
+            orders.add(tuple(order[: flags.count(True)]))
+        assert len(orders) > 1, path
 
 
 def test_same_address_same_order_and_a_seed_is_always_in_the_address(
@@ -233,7 +252,7 @@ def test_no_serious_accessibility_violation_on_a_practice_page(
         section.locator(f'button[data-rlt-choice="{item.rule.id}"]').click()
         expect(section.locator("[data-rlt-reveal]")).to_be_visible()
         last, paired = _item(page, built_site, page.locator("[data-rlt-item]").count() - 1)
-        assert paired.pair is not None  # the lessons' programs come last
+        assert item.from_bank and paired.pair is not None  # the bank first, the lessons last
         last.locator(f'button[data-rlt-choice="{paired.rule.id}"]').click()
         expect(last.locator("[data-rlt-reveal] .rlt-diff")).to_be_visible()
         violations = _blocking_violations(page)
