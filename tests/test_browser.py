@@ -55,6 +55,11 @@ def _page_at(browser, width: int, height: int = 900, scheme: str = "light") -> I
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
+#: How long a practice page may take to render its items (milliseconds): every rule's page lays
+#: out some 30,000 highlighted spans, which took up to 8 s on a loaded two-core machine.
+PRACTICE_LOADED_MS = 60_000
+
+
 def search(page: Page, site_url: str, query: str) -> list[str]:
     """Type ``query`` into Material's search box; return the result links' targets."""
     page.goto(site_url)

@@ -23,7 +23,7 @@ pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
 
 from site_fixtures import FIXTURE_RULES, BuiltSite, free_port, make_project  # noqa: E402
-from test_browser import _page_at  # noqa: E402
+from test_browser import PRACTICE_LOADED_MS, _page_at  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -148,15 +148,18 @@ def test_every_code_line_is_visible_in_answered_practice(
             answered,
         )
         page.reload()
-        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
+            1, timeout=PRACTICE_LOADED_MS
+        )
         expect(page.locator("[data-rlt-reveal]")).to_have_count(len(items))
         checked = _assert_every_line_visible(page, f"practice at {width} px")
         # Titles there too show their code spans as code.
         for item in items:
             reveal = page.locator(f'[data-rlt-item="{item.key}"] [data-rlt-reveal]')
-            spans = [text for kind, text in text_segments(item.pair.bad.title) if kind == "code"]
+            title = item.pair.bad.title if item.pair is not None else ""  # a bank item has none
+            spans = [text for kind, text in text_segments(title) if kind == "code"]
             assert reveal.locator(".rlt-reveal__title code").all_inner_texts() == spans
-    with_diff = sum(1 for item in items if item.pair.diff())
+    with_diff = sum(1 for item in items if item.pair is not None and item.pair.diff())
     assert checked == len(items) + with_diff
 
 
@@ -279,7 +282,9 @@ def test_answered_practice_stays_answered_after_a_reload(
     items = {item.key: item for item in practice_items(built_site.library)}
     with _page_at(browser, width=width) as page:
         page.goto(f"{site_url}learn/practice/?seed=21")
-        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
+            1, timeout=PRACTICE_LOADED_MS
+        )
         first = page.locator("[data-rlt-item]").nth(0)
         second = page.locator("[data-rlt-item]").nth(1)
         item = items[first.get_attribute("data-rlt-item")]
@@ -289,7 +294,9 @@ def test_answered_practice_stays_answered_after_a_reload(
         second.locator(f'button[data-rlt-choice="{wrong}"]').click()
         second.locator(f'button[data-rlt-choice="{other.rule.id}"]').click()
         page.reload()
-        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
+            1, timeout=PRACTICE_LOADED_MS
+        )
         for position, answered, note in ((0, item, "first try"), (1, other, "1 wrong try")):
             section = page.locator("[data-rlt-item]").nth(position)
             expect(section).to_have_attribute("data-rlt-answered", "")
@@ -315,7 +322,9 @@ def test_answered_practice_stays_answered_after_a_reload(
         expect(page.locator("[data-rlt-answered]")).to_have_count(0)
         expect(page.locator("[data-rlt-reveal]")).to_have_count(0)
         page.reload()
-        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
+            1, timeout=PRACTICE_LOADED_MS
+        )
         expect(page.locator("[data-rlt-answered]")).to_have_count(0)
 
 

@@ -1,4 +1,5 @@
-"""Every rule's good and bad examples run, print what their #> comments say, and pass ruff.
+"""Every rule's good and bad examples, and its practice programs, run, print what their #>
+comments say, and pass ruff.
 
 Examples come from the typed library (never re-read YAML here); each keeps its YAML file and
 the line its code starts on, so a failure names ``rules/R03.yaml:<line>``.
@@ -16,7 +17,7 @@ from pytest_examples import EvalExample
 import rlt_rules
 from rlt_rules.cli import main
 from rlt_rules.examples import EXAMPLES_CONFIG, ExampleResult, check_example, code_example
-from rlt_rules.model import Example, ExampleKind, Rule, Status
+from rlt_rules.model import Example, ExampleKind, PracticeProgram, Rule, Status
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILING = ROOT / "tests" / "fixtures" / "failing-examples"
@@ -28,10 +29,14 @@ def _library_examples() -> list:
         pytest.param(rule, example, id=f"{rule.id}-{example.kind}-{example.name}")
         for rule in library.rules
         for example in rule.examples
+    ] + [
+        pytest.param(rule, program, id=f"{rule.id}-practice-{program.name}")
+        for rule in library.rules
+        for program in rule.practice
     ]
 
 
-def run_and_lint(eval_example: EvalExample, rule: Rule, example: Example) -> None:
+def run_and_lint(eval_example: EvalExample, rule: Rule, example: Example | PracticeProgram) -> None:
     """Print-check with pytest-examples; on failure, say where in the YAML it went wrong."""
     eval_example.config = EXAMPLES_CONFIG
     code = code_example(example)
@@ -57,7 +62,7 @@ def run_and_lint(eval_example: EvalExample, rule: Rule, example: Example) -> Non
 
 
 @pytest.mark.parametrize(("rule", "example"), _library_examples())
-def test_example(eval_example: EvalExample, rule: Rule, example: Example) -> None:
+def test_example(eval_example: EvalExample, rule: Rule, example: Example | PracticeProgram) -> None:
     run_and_lint(eval_example, rule, example)
 
 

@@ -1,8 +1,10 @@
-"""The Learn path without a browser: practice items from the pairs, lessons, pages and nav."""
+"""The Learn path without a browser: practice items from the practice bank and the pairs,
+lessons, pages and nav."""
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import re
 from collections import Counter
@@ -46,27 +48,50 @@ def read(site: BuiltSite, relative: str) -> str:
 # --- items ----------------------------------------------------------------------------------
 
 
-def test_every_pair_yields_exactly_one_item(library) -> None:
+def test_every_pair_and_every_bank_program_yields_exactly_one_item(library) -> None:
     items = practice_items(library)
     expected = Counter((rule.id, pair.name) for rule in library.rules for pair in pairs_of(rule))
-    assert Counter((item.rule.id, item.pair.name) for item in items) == expected
+    paired = [item for item in items if item.pair is not None]
+    assert Counter((item.rule.id, item.pair.name) for item in paired) == expected
     # At least the 27 pairs of 1.0.0; pairs are added, never removed.
-    assert len(items) == sum(expected.values()) >= 27
+    assert len(paired) == sum(expected.values()) >= 27
+    bank = [item for item in items if item.from_bank]
+    assert [(item.rule.id, item.source) for item in bank] == [
+        (rule.id, program) for rule in library.rules for program in rule.practice
+    ]
+    assert len(items) == len(paired) + len(bank)
     assert len({item.key for item in items}) == len(items)
-    # Every rule of the real library is active, so every pair is practised.
+    # Every rule of the real library is active, so every pair and bank program is practised.
     assert all(rule.status is Status.ACTIVE for rule in library.rules)
+
+
+def test_the_bank_holds_two_programs_per_rule_and_comes_first(library) -> None:
+    """Practice tests transfer: every taught rule has at least two bank programs, none of them
+    an example's code, and the bank's items precede every pair's."""
+    items = practice_items(library)
+    per_rule = Counter(item.rule.id for item in items if item.from_bank)
+    assert all(per_rule[rule.id] >= 2 for rule in taught_rules(library)), per_rule
+    assert sum(per_rule.values()) >= 34
+    bank_flags = [item.from_bank for item in items]
+    assert bank_flags == sorted(bank_flags, reverse=True)
+    example_code = {example.code for rule in library.rules for example in rule.examples}
+    for item in items:
+        if item.from_bank:
+            assert item.code not in example_code, item.key
+            assert len(item.code.rstrip("\n").split("\n")) <= 100, (item.rule.id, item.source)
 
 
 def test_no_item_shows_its_rule(library) -> None:
     """The shown program names no rule, carries no marker, no output and no explanation."""
     for item in practice_items(library):
         code = item.shown.code
-        where = f"{item.rule.id} {item.pair.name}"
+        where = f"{item.rule.id} {item.source.name}"
+        explanation = item.pair.bad.explanation if item.pair else item.source.explanation
         assert item.rule.id not in code, where
         assert not MARKER_TEXT.search(code), where
         assert not RULE_ID_WORD.search(code), where
         assert "#>" not in code, where
-        assert item.pair.bad.explanation not in code, where
+        assert explanation not in code, where
         assert code == code.rstrip() and code.strip()
 
 
@@ -74,23 +99,24 @@ def test_shown_program_keeps_the_lines_and_maps_the_marked_ones(library) -> None
     """Every line of the program but the markers is shown, in order; the lines the rule's
     markers cover are the same lines in the shown program."""
     for item in practice_items(library):
-        original = item.pair.bad.code.split("\n")
+        where = (item.rule.id, item.source.name)
+        original = item.code.split("\n")
         shown = item.shown.code.split("\n")
         kept = iter(shown)
         for line in original:
             if line.lstrip().startswith("#") or not line.strip():
                 continue  # comment lines may go (markers and their continuations)
             visible = re.sub(r"\s+# R\d+:.*$", "", line)
-            assert visible in kept, (item.rule.id, item.pair.name, line)
-        covered = [original[n - 1] for n in sorted(marked_lines(item.pair.bad.code, item.rule.id))]
+            assert visible in kept, (*where, line)
+        covered = [original[n - 1] for n in sorted(marked_lines(item.code, item.rule.id))]
         highlighted = [shown[n - 1] for n in item.shown.marked]
         expected = [
             re.sub(r"\s+# R\d+:.*$", "", line)
             for line in covered
             if not line.lstrip().startswith("#")
         ]
-        assert highlighted == expected, (item.rule.id, item.pair.name)
-        assert item.shown.marked, (item.rule.id, item.pair.name)
+        assert highlighted == expected, where
+        assert item.shown.marked, where
 
 
 def test_stripping_markers_comments_and_ids_that_name_a_rule() -> None:
@@ -145,7 +171,7 @@ def test_choices_offer_the_rule_and_three_others_one_of_its_category(library) ->
         same = [
             c for c in choices if c != item.rule.id and taught[c].category == item.rule.category
         ]
-        assert same, (item.rule.id, item.pair.name, choices)
+        assert same, (item.rule.id, item.source.name, choices)
     # Built from the item alone: the same every build, and not always in the same place.
     assert [item.choices for item in practice_items(library)] == [
         item.choices for item in practice_items(load_library(RULES))
@@ -166,7 +192,8 @@ def test_choices_in_a_small_library_and_a_large_one(library) -> None:
     ]
     large = dataclasses.replace(library, rules=tuple(copies))
     items = practice_items(large)
-    assert len(items) == 200 * sum(len(pairs_of(rule)) for rule in library.rules)
+    per_copy = sum(len(pairs_of(rule)) + len(rule.practice) for rule in library.rules)
+    assert len(items) == 200 * per_copy
     for item in items:
         assert len(set(item.choices)) == CHOICES and item.rule.id in item.choices
         assert any(
@@ -208,6 +235,12 @@ def test_items_json_is_inert_and_complete(built_site: BuiltSite) -> None:
             kinds = {kind for line in entry["lines"] for kind, _ in line}
             assert {"k", "n"} <= kinds <= set(STANDARD_TYPES.values())
             assert entry["answer"] == item.rule.id
+            assert entry["bank"] is item.from_bank
+            if item.from_bank:  # no title, no good program: the explanation says the correction
+                assert (entry["title"], entry["good_title"], entry["diff"]) == ([], None, "")
+                assert entry["explanation"] == text_segments(item.source.explanation)
+            else:
+                assert entry["diff"] == "\n".join(item.pair.diff())
             assert [c["id"] for c in entry["choices"]] == list(item.choices)
             assert entry["marked"] == list(item.shown.marked)
             # The rule page, relative to the JSON file.
@@ -216,6 +249,40 @@ def test_items_json_is_inert_and_complete(built_site: BuiltSite) -> None:
             assert (target / "index.html").is_file()
             seen.add(entry["key"])
     assert seen == set(items)
+
+
+def test_practice_json_offers_the_bank_first(built_site: BuiltSite) -> None:
+    """Each category's file lists its rules' bank programs before any pair's bad program."""
+    library = built_site.library
+    items = {item.key: item for item in practice_items(library)}
+    for category in library.categories:
+        entries = json.loads(read(built_site, learn.items_uri(category.id)))["items"]
+        flags = [entry["bank"] for entry in entries]
+        assert flags == sorted(flags, reverse=True), category.id
+        rules = {rule.id for rule in taught_rules(library) if rule.category == category.id}
+        banked = Counter(items[entry["key"]].rule.id for entry in entries if entry["bank"])
+        assert set(banked) == rules and min(banked.values()) >= 2, category.id
+
+
+def test_bank_programs_appear_nowhere_else_on_the_site(built_site: BuiltSite) -> None:
+    """A bank program's code and explanation are in the practice files only: no rule page,
+    lesson or other page shows them, and search does not index them."""
+    bank = [item for item in practice_items(built_site.library) if item.from_bank]
+    # The program's longest line, and the start of its explanation, as a page's text has them.
+    needles = [
+        (max(item.shown.code.split("\n"), key=len).strip(), item.source.explanation[:60])
+        for item in bank
+    ]
+    pages = sorted(built_site.directory.rglob("*.html"))
+    assert len(pages) > 40
+    for path in [*pages, built_site.directory / "search" / "search_index.json"]:
+        text = html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
+        if path.suffix == ".json":
+            text = json.loads(path.read_text(encoding="utf-8"))
+            text = " ".join(doc["text"] for doc in text["docs"])
+        for line, explanation in needles:
+            assert line not in text, (path, line)
+            assert explanation not in text, (path, explanation)
 
 
 def test_learn_section_is_in_the_nav_in_library_order(built_site: BuiltSite) -> None:
@@ -294,7 +361,8 @@ def test_practice_pages_name_their_items_and_reveal_nothing(built_site: BuiltSit
         page = read(built_site, f"learn/practice/{category.id}/index.html")
         assert f'data-rlt-items="../{category.id}.json"' in page
         for item in items:
-            assert item.pair.bad.explanation[:40] not in page
+            explanation = item.pair.bad.explanation if item.pair else item.source.explanation
+            assert explanation[:40] not in page
             assert _escaped(item.shown.code.split("\n")[-1]) not in page
     every = read(built_site, "learn/practice/index.html")
     files = " ".join(f"{c.id}.json" for c in library.categories)

@@ -16,6 +16,7 @@ pytest_plugins = ["site_fixtures"]
 from site_fixtures import BuiltSite  # noqa: E402
 from test_browser import (  # noqa: E402
     PALETTES,
+    PRACTICE_LOADED_MS,
     _blocking_violations,
     _describe,
     _page_at,
@@ -36,7 +37,9 @@ def _category(built_site: BuiltSite) -> str:
 
 def _open(page: Page, url: str) -> None:
     page.goto(url)
-    expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+    expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
+        1, timeout=PRACTICE_LOADED_MS
+    )
 
 
 def _order(page: Page) -> list[str]:
@@ -65,8 +68,11 @@ def test_item_reveals_nothing_before_the_answer(
         expect(section.locator("a")).to_have_count(0)
         expect(section.locator("[data-rlt-reveal]")).to_have_count(0)
         text = section.inner_text()
-        assert shown_title(item.pair.bad.title) not in text
-        assert item.pair.name not in text
+        if item.pair is not None:
+            assert shown_title(item.pair.bad.title) not in text
+        explanation = item.pair.bad.explanation if item.pair else item.source.explanation
+        assert shown_title(explanation)[:40] not in text
+        assert item.source.name not in text
         choices = section.locator("fieldset button.rlt-choice")
         expect(choices).to_have_count(len(item.choices))
         expect(section.locator("fieldset legend")).to_have_text("Which rule does this break?")
@@ -93,12 +99,20 @@ def test_wrong_answer_says_so_and_keeps_the_item_open(
     expect(section.locator("[data-rlt-reveal]")).to_have_count(0)
 
 
+@pytest.mark.parametrize("kind", ["bank", "pair"])
 def test_right_answer_shows_the_lines_the_explanation_the_diff_and_the_rule(
-    page: Page, site_url: str, built_site: BuiltSite
+    page: Page, site_url: str, built_site: BuiltSite, kind: str
 ) -> None:
+    """A pair's item reveals its bad title, its explanation and the diff to the good program;
+    a bank item, which has neither title nor good program, its explanation alone."""
     category = _category(built_site)
     _open(page, f"{site_url}learn/practice/{category}/?seed=11")
-    section, item = _item(page, built_site)
+    position = next(
+        position
+        for position in range(page.locator("[data-rlt-item]").count())
+        if _item(page, built_site, position)[1].from_bank is (kind == "bank")
+    )
+    section, item = _item(page, built_site, position)
     # By keyboard: focus the right choice and press Enter.
     section.locator(f'button[data-rlt-choice="{item.rule.id}"]').focus()
     page.keyboard.press("Enter")
@@ -111,16 +125,42 @@ def test_right_answer_shows_the_lines_the_explanation_the_diff_and_the_rule(
     highlighted = section.locator(".rlt-program .hll").all_text_contents()
     assert [line.rstrip("\n") for line in highlighted] == [shown[n - 1] for n in item.shown.marked]
     reveal = section.locator("[data-rlt-reveal]")
-    expect(reveal).to_contain_text(shown_title(item.pair.bad.title))
-    expect(reveal).to_contain_text(shown_title(item.pair.good.title))
-    removed, added = item.pair.changed_lines()
-    expect(reveal.locator(".rlt-diff .gd")).to_have_count(removed)
-    expect(reveal.locator(".rlt-diff .gi")).to_have_count(added)
+    if item.pair is None:
+        expect(reveal.locator(".rlt-reveal__explanation")).to_have_text(
+            shown_title(item.source.explanation)
+        )
+        expect(reveal.locator(".rlt-reveal__title")).to_have_count(0)
+        expect(reveal.locator(".rlt-diff")).to_have_count(0)
+    else:
+        expect(reveal).to_contain_text(shown_title(item.pair.bad.title))
+        expect(reveal).to_contain_text(shown_title(item.pair.good.title))
+        removed, added = item.pair.changed_lines()
+        expect(reveal.locator(".rlt-diff .gd")).to_have_count(removed)
+        expect(reveal.locator(".rlt-diff .gi")).to_have_count(added)
     link = reveal.get_by_role("link", name=f"Read {item.rule.id}")
     expect(link).to_have_attribute("href", re.compile(rf"/rules/{item.rule.id}/$"))
     link.click()
     expect(page).to_have_url(f"{site_url}rules/{item.rule.id}/")
     expect(page.locator("h1")).to_contain_text(item.rule.id)
+
+
+def test_the_bank_comes_first_in_every_order(
+    page: Page, site_url: str, built_site: BuiltSite
+) -> None:
+    """Whatever the seed, every bank program is offered before any lesson's program, on a
+    category's page and on the page of every rule; the seed still orders each part."""
+    items = {item.key: item for item in practice_items(built_site.library)}
+    category = _category(built_site)
+    for path in (f"learn/practice/{category}/", "learn/practice/"):
+        orders = set()
+        for seed in (3, 4, 5):
+            _open(page, f"{site_url}{path}?seed={seed}")
+            order = _order(page)
+            flags = [items[key].from_bank for key in order]
+            assert any(flags) and not all(flags), path
+            assert flags == sorted(flags, reverse=True), (path, seed)
+            orders.add(tuple(order[: flags.count(True)]))
+        assert len(orders) > 1, path
 
 
 def test_same_address_same_order_and_a_seed_is_always_in_the_address(
@@ -132,7 +172,9 @@ def test_same_address_same_order_and_a_seed_is_always_in_the_address(
     seeded = page.url
     first = _order(page)
     page.reload()
-    expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(1)
+    expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
+        1, timeout=PRACTICE_LOADED_MS
+    )
     assert _order(page) == first
     expect(page).to_have_url(seeded)
     # The whole library: every item once, the same order for the same seed.
@@ -195,8 +237,8 @@ def test_no_serious_accessibility_violation_on_a_lesson(
 def test_no_serious_accessibility_violation_on_a_practice_page(
     browser, site_url: str, built_site: BuiltSite, scheme: str, width: int
 ) -> None:
-    """Before any answer, and with one item answered wrong then right (feedback, highlighted
-    lines, the diff, the link)."""
+    """Before any answer, and with a bank item answered wrong then right (feedback,
+    highlighted lines, the explanation, the link) and a lesson's program answered (the diff)."""
     category = _category(built_site)
     path = f"learn/practice/{category}/?seed=3"
     with _page_at(browser, width=width, scheme=scheme) as page:
@@ -209,5 +251,9 @@ def test_no_serious_accessibility_violation_on_a_practice_page(
         section.locator(f'button[data-rlt-choice="{wrong}"]').click()
         section.locator(f'button[data-rlt-choice="{item.rule.id}"]').click()
         expect(section.locator("[data-rlt-reveal]")).to_be_visible()
+        last, paired = _item(page, built_site, page.locator("[data-rlt-item]").count() - 1)
+        assert item.from_bank and paired.pair is not None  # the bank first, the lessons last
+        last.locator(f'button[data-rlt-choice="{paired.rule.id}"]').click()
+        expect(last.locator("[data-rlt-reveal] .rlt-diff")).to_be_visible()
         violations = _blocking_violations(page)
         assert not violations, f"/{path} answered ({scheme}, {width} px):\n{_describe(violations)}"

@@ -53,6 +53,15 @@ def _two_examples_one_name(library: Library, rules: Rules) -> None:
     rules[0]["examples"].append(copy.deepcopy(rules[0]["examples"][0]))
 
 
+def _two_practice_programs_one_name(library: Library, rules: Rules) -> None:
+    program = {
+        "name": "elsewhere",
+        "explanation": "The marked line breaks the rule.",
+        "code": f"print(1)  # {rules[0]['id']}: marked\n#> 1\n",
+    }
+    rules[0]["practice"] = [program, dict(program)]
+
+
 def _empty_category(library: Library, rules: Rules) -> None:
     library["categories"].append({**library["categories"][0], "id": "unused", "title": "Unused"})
 
@@ -68,6 +77,11 @@ BREAKS: dict[str, tuple[Callable[[Library, Rules], None], str, str | None]] = {
     "replacement_exists": (_replaced_by_nothing, "'R88' does not exist", "/rules/1/replaced_by"),
     "known_category": (_unknown_category, "unknown category 'elsewhere'", "/rules/0/category"),
     "unique_example_names": (_two_examples_one_name, "examples are named", "/rules/0/examples/"),
+    "unique_practice_names": (
+        _two_practice_programs_one_name,
+        "practice programs are named",
+        "/rules/0/practice/1/name",
+    ),
     "no_empty_category": (_empty_category, "'unused' has no rules", "/library/categories/2/id"),
 }
 

@@ -300,6 +300,7 @@ def test_format_reference_lists_every_schema_field(built_site: BuiltSite) -> Non
     fields = [
         *rule_schema["properties"].items(),
         *rule_schema["$defs"]["example"]["properties"].items(),
+        *rule_schema["$defs"]["practiceProgram"]["properties"].items(),
         *library_schema["properties"].items(),
         *library_schema["properties"]["categories"]["items"]["properties"].items(),
     ]

@@ -1,4 +1,5 @@
-"""Run a rule's examples and compare what they print with their ``#>`` comments.
+"""Run a rule's examples (and its practice programs) and compare what they print with their
+``#>`` comments.
 
 Uses pytest-examples' own runner and print capture (the same semantics as the test suite)
 without starting pytest, so authors get a quick table while editing a rule.
@@ -17,7 +18,10 @@ from pytest_examples import CodeExample
 from pytest_examples.config import ExamplesConfig
 from pytest_examples.run_code import run_code
 
-from .model import Example, Rule
+from .model import Example, PracticeProgram, Rule
+
+#: What is run: an example, or a program of the practice bank (run the same way).
+Program = Example | PracticeProgram
 
 #: How the examples are linted and printed: Python 3.12, the project's line length.
 EXAMPLES_CONFIG = ExamplesConfig(
@@ -44,7 +48,7 @@ class ExampleOutcome:
     """
 
     rule_id: str
-    example: Example
+    example: Program
     result: ExampleResult
     line: int | None = None
     detail: str = ""
@@ -54,13 +58,23 @@ class ExampleOutcome:
         return self.result is ExampleResult.PASSED
 
     @property
+    def kind(self) -> str:
+        """``bad`` or ``good`` for an example, ``practice`` for a practice program."""
+        return kind_of(self.example)
+
+    @property
     def location(self) -> str:
         source = self.example.code_source
         path = source.path if source is not None else "<bundle>"
         return f"{path}:{self.line}" if self.line is not None else path
 
 
-def code_example(example: Example) -> CodeExample:
+def kind_of(program: Program) -> str:
+    """``bad`` or ``good`` for an example, ``practice`` for a practice program."""
+    return str(program.kind) if isinstance(program, Example) else "practice"
+
+
+def code_example(example: Program) -> CodeExample:
     """The pytest-examples view of an example: its YAML file, and lines counted from there."""
     source = example.code_source
     if source is None:
@@ -69,14 +83,14 @@ def code_example(example: Example) -> CodeExample:
     return CodeExample.create(example.code, path=Path(source.path), start_line=source.line - 1)
 
 
-def yaml_line(example: Example, code_line: int) -> int | None:
+def yaml_line(example: Program, code_line: int) -> int | None:
     """YAML line of the 1-based line ``code_line`` inside the example's code."""
     if example.code_source is None:
         return None
     return example.code_source.line + code_line - 1
 
 
-def first_difference(example: Example, printed_code: str) -> tuple[int, str]:
+def first_difference(example: Program, printed_code: str) -> tuple[int, str]:
     """Where the code with the actual output inserted first differs from the code as written."""
     written = example.code.splitlines()
     actual = printed_code.splitlines()
@@ -90,7 +104,7 @@ def first_difference(example: Example, printed_code: str) -> tuple[int, str]:
     return 1, "output differs"
 
 
-def check_example(rule: Rule, example: Example) -> ExampleOutcome:
+def check_example(rule: Rule, example: Program) -> ExampleOutcome:
     """Run ``example`` with print capture; pass when every ``#>`` block matches its print."""
     code = code_example(example)
     with tempfile.TemporaryDirectory(prefix="rlt-example-") as tmp:
@@ -137,4 +151,9 @@ def check_example(rule: Rule, example: Example) -> ExampleOutcome:
 
 
 def check_rules(rules: tuple[Rule, ...]) -> tuple[ExampleOutcome, ...]:
-    return tuple(check_example(rule, example) for rule in rules for example in rule.examples)
+    """Every example of each rule, then its practice programs."""
+    return tuple(
+        check_example(rule, program)
+        for rule in rules
+        for program in (*rule.examples, *rule.practice)
+    )

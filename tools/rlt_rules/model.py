@@ -151,6 +151,33 @@ class Example:
 
 
 @dataclass(frozen=True, slots=True)
+class PracticeProgram:
+    """A program of the practice bank: the rule broken, and no other, in a setting its examples
+    do not use. Marked and print-checked like a bad example; it has no good twin, so its
+    ``explanation`` says the correction. ``code_source.line`` is the YAML line of the code's
+    first line (None when loaded from a bundle)."""
+
+    name: str
+    explanation: str
+    code: str
+    code_source: SourceRef | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "explanation": self.explanation, "code": self.code}
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], code_source: SourceRef | None = None
+    ) -> PracticeProgram:
+        return cls(
+            name=data["name"],
+            explanation=data["explanation"],
+            code=data["code"],
+            code_source=code_source,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Rule:
     """One rule. ``statement`` and ``seed_example`` are the seed's words (Markdown)."""
 
@@ -171,6 +198,8 @@ class Rule:
     replaced_by: str | None = None
     retired_reason: str | None = None
     detectors: tuple[Detector, ...] = ()
+    #: The practice bank's programs for this rule (the record's optional ``practice``).
+    practice: tuple[PracticeProgram, ...] = ()
     source: SourceRef | None = field(default=None, compare=False)
     #: The hash, computed on first use: the site's memos look rules up by value thousands of
     #: times per build, and a rule's hash covers every example and detector.
@@ -213,6 +242,8 @@ class Rule:
             data["retired_reason"] = self.retired_reason
         if self.detectors:
             data["detectors"] = [detector.to_dict() for detector in self.detectors]
+        if self.practice:
+            data["practice"] = [program.to_dict() for program in self.practice]
         return data
 
     @classmethod
@@ -221,9 +252,12 @@ class Rule:
         data: dict[str, Any],
         source: SourceRef | None = None,
         example_sources: tuple[SourceRef | None, ...] = (),
+        practice_sources: tuple[SourceRef | None, ...] = (),
     ) -> Rule:
         examples = data.get("examples", [])
         sources = example_sources or (None,) * len(examples)
+        practice = data.get("practice", [])
+        practice_sources = practice_sources or (None,) * len(practice)
         return cls(
             id=data["id"],
             title=data["title"],
@@ -245,6 +279,10 @@ class Rule:
             replaced_by=data.get("replaced_by"),
             retired_reason=data.get("retired_reason"),
             detectors=tuple(Detector.from_dict(item) for item in data.get("detectors", ())),
+            practice=tuple(
+                PracticeProgram.from_dict(item, code_source)
+                for item, code_source in zip(practice, practice_sources, strict=True)
+            ),
             source=source,
         )
 

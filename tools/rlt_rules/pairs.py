@@ -195,7 +195,8 @@ def pair_of(rule: Rule, example: Example) -> ExamplePair | None:
 def pair_diagnostics(
     doc: Document, find_markers: Callable[[str], tuple[Marker, ...]] = markers
 ) -> list[Diagnostic]:
-    """The pair contract of one rule file: every example paired, every example marked.
+    """The pair contract of one rule file: every example paired, every example (and every
+    practice program) marked.
 
     Runs on the loaded document, so each problem is reported where the example is written.
     ``find_markers`` is :func:`markers` or a :class:`MarkerCache`'s.
@@ -242,6 +243,17 @@ def pair_diagnostics(
                 ("examples", index, "code"),
                 f"example '{name}' has no '# {rule_id}:' marker: mark {what} with a comment "
                 f"such as '# {rule_id}: <why>'",
+            )
+    practice = doc.data.get("practice")
+    for index, program in enumerate(
+        practice if check_markers and isinstance(practice, list) else ()
+    ):
+        code = program.get("code") if isinstance(program, dict) else None
+        if isinstance(code, str) and not any(m.rule_id == rule_id for m in find_markers(code)):
+            at(
+                ("practice", index, "code"),
+                f"practice program '{program.get('name')}' has no '# {rule_id}:' marker: mark the "
+                f"lines that break the rule with a comment such as '# {rule_id}: <why>'",
             )
     paired = any(both == {"bad", "good"} for both in kinds_by_name.values())
     if active and {"bad", "good"} <= kinds and not paired:

@@ -176,6 +176,22 @@ def unique_example_names(records: Records) -> Iterable[Diagnostic]:
             names.add(key)
 
 
+def unique_practice_names(records: Records) -> Iterable[Diagnostic]:
+    for rule in records.rules:
+        names: set[str] = set()
+        for index, program in enumerate(rule.value("practice", []) or []):
+            if not isinstance(program, dict) or not isinstance(program.get("name"), str):
+                continue
+            if program["name"] in names:
+                yield rule.at(
+                    ("practice", index, "name"),
+                    f"two practice programs are named '{program['name']}': a name is unique "
+                    "among a rule's practice programs (it names the item and its test)",
+                    rule.value("id"),
+                )
+            names.add(program["name"])
+
+
 def no_empty_category(records: Records) -> Iterable[Diagnostic]:
     if records.library is None or not records.complete:
         return
@@ -198,6 +214,7 @@ CHECKS: tuple[Check, ...] = (
     replacement_exists,
     known_category,
     unique_example_names,
+    unique_practice_names,
     no_empty_category,
 )
 

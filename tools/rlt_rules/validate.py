@@ -286,14 +286,20 @@ def build_library(
 
 
 def _rule_from(doc: Document) -> Rule:
-    examples = doc.data.get("examples", [])
-    sources = tuple(
+    return Rule.from_dict(
+        doc.data,
+        SourceRef(doc.path, 1),
+        _code_sources(doc, "examples"),
+        _code_sources(doc, "practice"),
+    )
+
+
+def _code_sources(doc: Document, key: str) -> tuple[SourceRef, ...]:
+    """Where the code of each entry of the list ``key`` (``examples``, ``practice``) starts."""
+    return tuple(
         SourceRef(
             doc.path,
-            doc.block_starts.get(
-                ("examples", i, "code"), doc.value_position(("examples", i, "code")).line
-            ),
+            doc.block_starts.get((key, i, "code"), doc.value_position((key, i, "code")).line),
         )
-        for i in range(len(examples))
+        for i in range(len(doc.data.get(key, [])))
     )
-    return Rule.from_dict(doc.data, SourceRef(doc.path, 1), sources)

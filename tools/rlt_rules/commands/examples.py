@@ -21,8 +21,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "examples",
         help="run rules' good and bad examples and check what they print",
-        description="Run the examples of the given rules (all rules when none is given) and "
-        "compare their output with the '#>' comments. Exits 1 when any example fails.",
+        description="Run the examples and practice programs of the given rules (all rules when "
+        "none is given) and compare their output with the '#>' comments. Exits 1 when any "
+        "fails.",
     )
     parser.add_argument("rule_ids", nargs="*", metavar="RULE_ID", help="e.g. R03 R17")
     add_rules_option(parser, help="rules directory (default: rules)")
@@ -70,7 +71,7 @@ def _as_dict(outcome: ExampleOutcome) -> dict[str, object]:
     return {
         "rule": outcome.rule_id,
         "example": outcome.example.name,
-        "kind": str(outcome.example.kind),
+        "kind": outcome.kind,
         "passed": outcome.passed,
         "result": str(outcome.result),
         "location": outcome.location if not outcome.passed else None,
@@ -86,7 +87,7 @@ def _table(outcomes: tuple[ExampleOutcome, ...]) -> str:
             (
                 outcome.rule_id,
                 outcome.example.name,
-                str(outcome.example.kind),
+                outcome.kind,
                 "pass" if outcome.passed else "FAIL",
                 difference,
             )

@@ -7,8 +7,10 @@ side by side. It ends with links to its practice and to the next lesson.
 
 Practice pages (:func:`practice_page`) hold no item themselves: ``site/js/practice.js`` loads
 the items of :mod:`.practice` from JSON files beside them (:func:`generated_files`) and asks,
-for each pair's bad program, which rule it breaks. There is one page per category and one with
-every item; each shuffles its items by the ``seed`` in its address.
+for each program, which rule it breaks: first the practice bank's programs, written for
+practice and shown nowhere else, then each pair's bad program. There is one page per category
+and one with every item; each shuffles the bank's items and the pairs' apart by the ``seed`` in
+its address.
 
 The hook adds :func:`generated_pages` and :func:`generated_files` to the build and the lessons
 to the nav after ``learn/index.md`` (:func:`.nav.add_lessons_to_nav`). Rule text reaches these
@@ -169,8 +171,10 @@ def overview_page(library: Library, by_category: dict[str, tuple[PracticeItem, .
         "library's order, each followed by practice. A lesson says what goes wrong in the "
         "engine when its category is ignored, gives each rule's statement and works through "
         "one pair per rule: the diff from the bad program to the good one and what each "
-        "prints. The practice then shows the bad programs as you would meet them in a diff, "
-        "without markers or explanation, and asks which rule each one breaks.",
+        "prints. The practice then shows programs as you would meet them in a diff, without "
+        "markers or explanation, and asks which rule each one breaks: first programs written "
+        "for practice, which break each rule somewhere the lessons did not go, then the "
+        "lessons' own bad programs.",
         "",
         "Each lesson stands on its own; read them in order the first time.",
         "",
@@ -331,7 +335,7 @@ def _worked_pair(rule: Rule, pair: ExamplePair) -> list[str]:
 def _lesson_end(library: Library, category: Category, item_count: int) -> list[str]:
     here = lesson_uri(category.id)
     parts = [
-        f"[Spot the rule: {_count(item_count, 'program')} from this lesson →]"
+        f"[Spot the rule: {_count(item_count, 'program')} on this lesson's rules →]"
         f"({link(here, practice_uri(category.id))})"
     ]
     following = _following(library, category)
@@ -377,11 +381,12 @@ def practice_page(
         "",
         f"# Practice: {title}",
         "",
-        f"{_count(item_count, 'program')}, each the bad program of one example pair as you "
-        "would meet it in a diff: no marker, no explanation. Choose the rule it breaks; the "
-        "answer shows the lines that break it, why, and the diff that corrects it. The order "
-        "is kept in the page address, so a link shares it. Your answers are kept in this "
-        "browser only.",
+        f"{_count(item_count, 'program')} as you would meet them in a diff: no marker, no "
+        "explanation. Programs written for practice come first, each a rule broken somewhere "
+        "the lessons did not go; the lessons' own bad programs follow. Choose the rule each "
+        "one breaks; the answer shows the lines that break it and why (and, for a lesson's "
+        "program, the diff that corrects it). The order is kept in the page address, so a "
+        "link shares it. Your answers are kept in this browser only.",
         "",
         f'<div class="rlt-practice" data-rlt-practice data-rlt-items="{html.escape(files)}">',
         '<p class="rlt-practice__loading">Loading the programs…</p>',

@@ -1,6 +1,12 @@
-"""Spot the rule: one practice item per example pair, built from the model at build time.
+"""Spot the rule: the practice items, built from the model at build time.
 
-An item is a pair's bad program as a reviewer meets it in a diff (:func:`shown_program`):
+Two sources give items. The practice bank (each rule's ``practice`` programs) comes first:
+programs that appear nowhere else on the site, each the rule broken in a setting its lessons
+do not use, so practice tests whether the rule transfers. Then every example pair gives one
+item, its bad program: a lesson's own program, offered only after the bank's items
+(:func:`practice_items` lists them so, and ``site/js/practice.js`` shuffles each part apart).
+
+An item is a program as a reviewer meets it in a diff (:func:`shown_program`):
 without its ``#>`` output lines, without its ``# Rnn:`` markers (a marker on a line of its own
 goes with the comment lines that continue it; an inline one is cut from its line), without
 any other comment naming a rule id, and with a rule id inside a name or a string replaced by
@@ -9,10 +15,10 @@ at least one of them from the rule's category when it has another (:func:`choice
 chosen from the item's own seed, so a build always asks the same.
 
 The answer reveals what the reader could not see before: the lines the rule's markers cover
-(numbered in the shown program), the bad example's title and explanation, the diff to the
-good program and the rule's page. The site loads the items of a category as one JSON file
-(:func:`items_json`), escaped like ``rules/filter-text.json``: ``site/js/practice.js`` puts
-every text in the page as text, never as HTML.
+(numbered in the shown program), the explanation (for a pair, also its bad example's title and
+the diff to the good program) and the rule's page. The site loads the items of a category as
+one JSON file (:func:`items_json`), escaped like ``rules/filter-text.json``:
+``site/js/practice.js`` puts every text in the page as text, never as HTML.
 
 Only active rules are taught (:func:`taught_rules`): a deprecated or retired rule's page says
 what replaces it, and a newcomer practises that instead.
@@ -29,7 +35,7 @@ import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..model import OUTPUT_LINE, Library, Rule, Status
+from ..model import OUTPUT_LINE, Library, PracticeProgram, Rule, Status
 from ..pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
 from .cache import PageCache
 from .highlight import Line, PythonHighlighter
@@ -195,17 +201,32 @@ def choices_for(rule: Rule, pair_name: str, pool: _Pool) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class PracticeItem:
-    """One question: a pair's bad program shown (:func:`shown_program`) and the rules offered.
+    """One question: a program shown (:func:`shown_program`) and the rules offered.
 
-    ``key`` names the item in the page and in the reader's saved progress without naming its
-    rule: a hash of the rule id and pair name.
+    ``source`` is the program's origin: a program of the practice bank, or an example pair
+    (whose bad program is shown). ``key`` names the item in the page and in the reader's saved
+    progress without naming its rule: a hash of the rule id and the source's name.
     """
 
     key: str
     rule: Rule
-    pair: ExamplePair
+    source: ExamplePair | PracticeProgram
     shown: ShownProgram
     choices: tuple[str, ...]
+
+    @property
+    def pair(self) -> ExamplePair | None:
+        """The example pair the item comes from; None for a program of the practice bank."""
+        return self.source if isinstance(self.source, ExamplePair) else None
+
+    @property
+    def from_bank(self) -> bool:
+        return isinstance(self.source, PracticeProgram)
+
+    @property
+    def code(self) -> str:
+        """The program as written, markers and output included."""
+        return source_code(self.source)
 
     def to_dict(
         self,
@@ -216,9 +237,13 @@ class PracticeItem:
     ) -> dict[str, object]:
         """The item as ``practice.js`` reads it; ``rule_url`` gives a rule page's URL relative
         to the JSON file. ``lines`` is the program highlighted by Pygments, as tokens
-        (``highlighted``); ``diff`` gives a pair's diff from bad to good."""
-        return {
+        (``highlighted``); ``diff`` gives a pair's diff from bad to good. A bank item has no
+        title, no good program and no diff: ``bank`` is true, ``title`` empty, ``good_title``
+        null and ``diff`` empty, and its explanation says the correction."""
+        source = self.source
+        data: dict[str, object] = {
             "key": self.key,
+            "bank": isinstance(source, PracticeProgram),
             "code": self.shown.code,
             "lines": highlighted(self.shown.code),
             "choices": [
@@ -227,11 +252,22 @@ class PracticeItem:
             "answer": self.rule.id,
             "url": rule_url(self.rule.id),
             "marked": list(self.shown.marked),
-            "title": text_segments(self.pair.bad.title),
-            "explanation": text_segments(self.pair.bad.explanation),
-            "good_title": text_segments(self.pair.good.title),
-            "diff": diff(self.pair),
         }
+        if isinstance(source, PracticeProgram):
+            data.update(
+                title=[],
+                explanation=text_segments(source.explanation),
+                good_title=None,
+                diff="",
+            )
+        else:
+            data.update(
+                title=text_segments(source.bad.title),
+                explanation=text_segments(source.bad.explanation),
+                good_title=text_segments(source.good.title),
+                diff=diff(source),
+            )
+        return data
 
 
 def pair_diff(pair: ExamplePair) -> str:
@@ -243,22 +279,40 @@ def item_key(rule_id: str, pair_name: str) -> str:
 
 
 def practice_items(library: Library, cache: PageCache | None = None) -> tuple[PracticeItem, ...]:
-    """Exactly one item per pair of every taught rule, in reading order. ``cache`` keeps the
-    shown programs for the next build."""
+    """Every program of the practice bank, then exactly one item per pair, of every taught
+    rule in reading order. ``cache`` keeps the shown programs for the next build."""
     shown_programs = (cache or PageCache()).shown_programs
     rules = taught_rules(library)
     pool = _Pool.of(rules)
     items: list[PracticeItem] = []
     keys: set[str] = set()
+
+    def add(rule: Rule, source: ExamplePair | PracticeProgram, seed_name: str) -> None:
+        key = item_key(rule.id, seed_name)
+        while key in keys:  # two of one name: the record checks report it
+            key = item_key(key, seed_name)
+        keys.add(key)
+        shown = shown_programs.get((source_code(source), rule.id), _shown)
+        items.append(PracticeItem(key, rule, source, shown, choices_for(rule, seed_name, pool)))
+
+    for rule in rules:
+        for program in rule.practice:
+            add(rule, program, bank_seed_name(program.name))
     for rule in rules:
         for pair in pairs_of(rule):
-            key = item_key(rule.id, pair.name)
-            while key in keys:  # two pairs of one name: the pair contract reports it
-                key = item_key(key, pair.name)
-            keys.add(key)
-            shown = shown_programs.get((pair.bad.code, rule.id), _shown)
-            items.append(PracticeItem(key, rule, pair, shown, choices_for(rule, pair.name, pool)))
+            add(rule, pair, pair.name)
     return tuple(items)
+
+
+def source_code(source: ExamplePair | PracticeProgram) -> str:
+    """The code an item shows: a bank program's, or a pair's bad program."""
+    return source.code if isinstance(source, PracticeProgram) else source.bad.code
+
+
+def bank_seed_name(name: str) -> str:
+    """What a bank program's key and choices are drawn from: its name in a space of its own
+    (``practice/<name>``; a slug has no ``/``), so it never takes a pair's."""
+    return f"practice/{name}"
 
 
 def _shown(key: tuple[str, str]) -> ShownProgram:

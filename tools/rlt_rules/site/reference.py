@@ -13,6 +13,7 @@ def format_reference_page(rule_schema: Mapping[str, Any], library_schema: Mappin
     """The record format, from the schemas' own titles and descriptions."""
     definitions = rule_schema.get("$defs", {})
     example = definitions["example"]
+    practice = definitions.get("practiceProgram")
     categories = library_schema["properties"]["categories"]["items"]
     out = [
         "# Format reference",
@@ -24,6 +25,13 @@ def format_reference_page(rule_schema: Mapping[str, Any], library_schema: Mappin
         *_schema_section("##", "file: `rules/<id>.yaml`", rule_schema, rule_schema),
         *_conditions(rule_schema),
         *_schema_section("###", "entries: `examples` {#type-example}", example, rule_schema),
+        *(
+            _schema_section(
+                "###", "entries: `practice` {#type-practiceprogram}", practice, rule_schema
+            )
+            if practice is not None
+            else []
+        ),
         *_schema_section("##", "file: `rules/library.yaml`", library_schema, library_schema),
         *_schema_section(
             "###", "entries: `categories` {#type-category}", categories, library_schema
@@ -32,7 +40,7 @@ def format_reference_page(rule_schema: Mapping[str, Any], library_schema: Mappin
         "",
     ]
     for name, definition in definitions.items():
-        if name == "example":
+        if name in ("example", "practiceProgram"):
             continue
         out += [f"### {md_text(name)} {{#type-{name.lower()}}}", ""]
         out += [md_text(definition.get("description", "")), ""]
