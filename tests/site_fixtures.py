@@ -51,8 +51,9 @@ class BuiltSite:
     output: str
 
 
-def run_cli(*arguments: str, cwd: Path = ROOT, env: dict[str, str] | None = None):
-    """Run ``rlt-rules`` in a subprocess of this interpreter, as a user would."""
+def run_cli(*arguments: str, cwd: Path = ROOT, env: dict[str, str] | None = None, umask: int = -1):
+    """Run ``rlt-rules`` in a subprocess of this interpreter, as a user would (with ``umask``
+    when one is given)."""
     environment = dict(os.environ if env is None else env)
     environment.pop("RLT_RULES_DIR", None)
     environment["NO_MKDOCS_2_WARNING"] = "1"
@@ -63,6 +64,7 @@ def run_cli(*arguments: str, cwd: Path = ROOT, env: dict[str, str] | None = None
         capture_output=True,
         text=True,
         check=False,
+        umask=umask,
     )
 
 

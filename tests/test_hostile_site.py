@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import textwrap
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
@@ -575,3 +576,34 @@ def test_exports_written_by_the_cli_match_the_site(tmp_path: Path, hostile_site:
     assert result.returncode == 0, result.stderr
     full = (tmp_path / "llms-full.txt").read_text(encoding="utf-8")
     assert full == (hostile_site.directory / "llms-full.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("payload", "column", "destination"),
+    [
+        ("[x](java%0ascript:alert(1))", 7, "java%0ascript:alert(1)"),
+        ('![chart](x" onerror="alert(1)")', 12, 'x"'),
+    ],
+)
+def test_a_link_the_strict_build_would_stop_on_is_rejected_first_at_its_position(
+    tmp_path: Path, payload: str, column: int, destination: str
+) -> None:
+    """Unlike the fixture's payloads (shown as text, or absolute), these stay relative links:
+    MkDocs' strict build would stop on them. The library check rejects them before a page is
+    written, at the line and column of the destination, as ``validate`` does."""
+    rules = tmp_path / "rules"
+    shutil.copytree(HOSTILE, rules)
+    path = rules / "R03.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("  Rationale.\n", f"  Rationale.\n  {payload}\n", 1), "utf-8")
+    line = text.splitlines().index("  Rationale.") + 2
+    site = tmp_path / "site"
+    validate = ("validate", str(rules))
+    build = ("site", "build", "--strict", "--rules", str(rules), "--site-dir", str(site))
+    for command in (validate, build):
+        result = run_cli(*command)
+        output = result.stdout + result.stderr
+        assert result.returncode == 1, output
+        assert f"R03.yaml:{line}:{column}: a link to {destination!r} stays a link" in output
+        assert "Aborted" not in output and "Traceback" not in output
+    assert not site.exists()

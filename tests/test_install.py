@@ -245,13 +245,39 @@ def test_the_pre_commit_hook_fails_on_a_hint_and_passes_clean_code(
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "rlt-rules scan" in failed.stdout and "Failed" in failed.stdout
     assert "engine/runner.py:6:12: R10 Guards on an attribute of self" in failed.stdout
-    assert "notes.txt" not in failed.stdout  # types: [python]
+    assert "notes.txt" not in failed.stdout  # types_or: [python, pyi]
 
     (repo / "engine" / "runner.py").write_text(CLEAN, encoding="utf-8")
     git(repo, "add", ".")
     passed = pre_commit(repo, wheels, tmp_path / "home")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "rlt-rules scan" in passed.stdout and "Passed" in passed.stdout
+
+
+#: Staged names a hook that passes file names as options would read as options: ``-o`` would
+#: overwrite ``important.py``, ``-rf`` and ``--help`` would end the run, ``--rules=`` would read
+#: the library from ``X.py``.
+OPTION_NAMES = ("-oimportant.py", "-rf.py", "--help.py", "--rules=X.py")
+
+
+def test_the_pre_commit_hook_takes_no_option_from_a_file_name(wheels: Path, tmp_path: Path) -> None:
+    """Every staged name is a file to scan, whatever it starts with; stubs are scanned too."""
+    repo = tmp_path / "repo"
+    (repo / "engine").mkdir(parents=True)
+    git(repo, "init", "-q")
+    for name in OPTION_NAMES:
+        (repo / name).write_text(RUNNER_AFTER, encoding="utf-8")
+    (repo / "important.py").write_text(CLEAN, encoding="utf-8")
+    (repo / "X.py").write_text("library: not one\n", encoding="utf-8")
+    (repo / "engine" / "runner.pyi").write_text(RUNNER_AFTER, encoding="utf-8")
+    git(repo, "add", ".")
+    result = pre_commit(repo, wheels, tmp_path / "home")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "- exit code: 1\n" in result.stdout, output
+    assert "usage:" not in output and "error:" not in output, output
+    for name in (*OPTION_NAMES, "engine/runner.pyi"):
+        assert f"\n{name}:6:12: R10 Guards on an attribute of self" in result.stdout, output
+    assert (repo / "important.py").read_text(encoding="utf-8") == CLEAN
 
 
 async def _installed_server(venv: Path, repo: Path) -> tuple[list[str], str, str]:

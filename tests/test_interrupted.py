@@ -30,6 +30,7 @@ import pytest
 from rlt_rules import load_library
 from rlt_rules.export import render
 from rlt_rules.owned import MANIFEST
+from rlt_rules.site.site_folder import record_site
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
@@ -147,6 +148,7 @@ def test_site_set_aside_by_a_killed_swap_is_put_back(tmp_path: Path) -> None:
     retired = tmp_path / f".out.old-{dead_pid()}-abc123" / "out"
     retired.mkdir(parents=True)
     (retired / "index.html").write_text("previous site", encoding="utf-8")
+    record_site(retired)  # a site rlt-rules built, which the next build may replace
     running = tmp_path / f".out.building-{os.getpid()}-def456"
     running.mkdir()
     rules = tmp_path / "rules"

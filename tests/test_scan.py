@@ -118,6 +118,21 @@ def test_no_hits_exits_0_and_usage_errors_exit_2(project: Path) -> None:
     assert code == 2 and "none of these rules has a detector" in err
 
 
+def test_after_a_double_dash_every_word_is_a_path(project: Path) -> None:
+    """What the pre-commit hook relies on (``entry: rlt-rules scan --``; through real pre-commit
+    in ``test_install.py``): names that look like options are files."""
+    names = ["-oimportant.py", "-rf.py", "--help.py", "--rules=X.py"]
+    for name in names:
+        write(project / name, GUARD)
+    write(project / "important.py", CLEAN)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["scan", "--rules", str(RULES), "--format", "json", "--", *names])
+    assert code == 1, err.getvalue()
+    assert sorted(hit["path"] for hit in json.loads(out.getvalue())["hits"]) == sorted(names)
+    assert (project / "important.py").read_text(encoding="utf-8") == CLEAN
+
+
 def test_unreadable_and_non_utf8_files_are_reported_and_skipped(project: Path) -> None:
     write(project / "a_latin1.py", "x = 'caf\xe9'\n".encode("latin-1"))
     (project / "b_broken.py").symlink_to(project / "nowhere.py")

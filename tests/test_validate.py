@@ -188,6 +188,57 @@ def test_category_what_goes_wrong_is_optional_and_checked_like_rule_text(rules_d
     ]
 
 
+# --- links in rule text --------------------------------------------------------------------
+
+NOWHERE = (
+    "stays a link that points nowhere on the site and in the exports (MkDocs' strict build "
+    "stops on it): link only to an absolute http, https or mailto address, or put the text in "
+    "backticks"
+)
+
+
+def test_links_that_would_abort_the_strict_site_build_are_rejected_where_written(rules_dir):
+    """``%0a`` hides a ``javascript:`` scheme from the inert rendering, so the link stays and
+    is relative; an image whose destination swallows a quote is relative too: MkDocs' strict
+    build would stop on both. Each is reported at the destination's line and column."""
+    edit(
+        rules_dir / "R02.yaml",
+        "  Rationale 02.",
+        "  Rationale 02, see [x](java%0ascript:alert(1)).\n"
+        '  An image: ![chart](x" onerror="alert(1)") here.',
+    )
+    edit(rules_dir / "R02.yaml", "- Trigger one of 02.", "- 'Trigger [one](#anchor) of 02.'")
+    edit(rules_dir / "library.yaml", "Explain each finding.", "Explain [each](/finding).")
+    assert problems(rules_dir) == [
+        f"rules/R02.yaml:17:25: a link to 'java%0ascript:alert(1)' {NOWHERE}",
+        f"rules/R02.yaml:18:22: a link to 'x\"' {NOWHERE}",
+        f"rules/R02.yaml:20:5: a link to '#anchor' {NOWHERE}",  # a flow scalar: its start
+        f"rules/library.yaml:6:59: a link to '/finding' {NOWHERE}",
+    ]
+    lines = (rules_dir / "R02.yaml").read_text(encoding="utf-8").splitlines()
+    assert lines[16][24:].startswith("java%0ascript") and lines[17][21:].startswith('x"')
+    library = (rules_dir / "library.yaml").read_text(encoding="utf-8").splitlines()
+    assert library[5][58:].startswith("/finding)")
+
+
+def test_links_that_stay_absolute_or_become_text_are_accepted(rules_dir):
+    """Absolute http(s) and mailto links, links the inert rendering shows as text (another
+    scheme, a code span in the destination) and link syntax inside code are not links that
+    point nowhere."""
+    edit(
+        rules_dir / "R02.yaml",
+        "  Rationale 02.",
+        "  See [the docs](https://example.com/docs), [mail](mailto:team@example.com),\n"
+        '  ![a chart](https://example.com/x.png "onerror=alert(1)"),\n'
+        '  [run](javascript:alert(1)), [a](x "`"onmouseover=alert(1)`"), `[code](x)`.\n'
+        "\n"
+        "  ```python\n"
+        "  table[key](argument)\n"
+        "  ```",
+    )
+    assert check_project(rules_dir, "rules").diagnostics == ()
+
+
 def test_real_library_says_what_goes_wrong_for_every_category():
     """The lessons open with it: two or three sentences, none of them the seed's."""
     library = rlt_rules.load_library(ROOT / "rules")

@@ -125,7 +125,8 @@ def check_targets(directory: Path, names: Iterable[str]) -> None:
             raise WriteRefused(f"{target}: is not a regular file; move it away")
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (read by setting it and back: there is no other portable way)."""
     current = os.umask(0)
     os.umask(current)
     return current
@@ -159,7 +160,7 @@ def write_atomic(path: Path, content: bytes | Iterable[bytes], *, durable: bool 
     try:
         with os.fdopen(descriptor, "wb") as handle:
             _write_chunks(handle, content, durable=durable)
-        os.chmod(temporary, 0o666 & ~_umask())
+        os.chmod(temporary, 0o666 & ~current_umask())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -258,7 +259,7 @@ def write_files_atomic(
             staged.parent.mkdir(parents=True, exist_ok=True)
             with staged.open("wb") as handle:
                 _write_chunks(handle, data)
-            os.chmod(staged, 0o666 & ~_umask())
+            os.chmod(staged, 0o666 & ~current_umask())
         with (staging / EXPECTED).open("w", encoding="utf-8") as handle:
             json.dump({name: expected.get(name) for name in files}, handle)
         (staging / COMMIT_MARKER).touch()

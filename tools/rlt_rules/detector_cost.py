@@ -8,7 +8,10 @@ library: minutes at 1,000 rules). Each detector runs in a worker process with a 
 one that would take minutes (relational rules nested with ``stopBy: end``: ``has`` inside
 ``inside`` inside ``has`` grows with the cube of the file) is stopped and reported, not waited
 for. The cost is a ratio to a baseline measured in the same worker over the same code, so a
-loaded machine slows both alike.
+loaded machine slows both alike. A detector within the bound there is also timed on two
+generated files, one :data:`~rlt_rules.detector_growth.GROWTH_FACTOR` times the other
+(:mod:`rlt_rules.detector_growth`): one whose cost explodes with a file's size is cheap on small
+files and rejected there.
 
 A cost within the bound is remembered (:class:`CostRecord`, a JSON file in the user's cache
 folder) by what it was measured from: the detector, its sample, ast-grep's version and the
@@ -32,6 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_atomic
+from .detector_growth import (
+    GROWTH_BOUND,
+    GROWTH_FACTOR,
+    Growth,
+    growth_from,
+    growth_sources,
+    line_count,
+)
 from .load import Document
 from .model import Diagnostic
 
@@ -54,15 +65,19 @@ MAX_REMEMBERED = 20_000
 @dataclass(frozen=True, slots=True)
 class Cost:
     """One detector's measured cost: ``ratio`` to the baseline, or None when it was stopped
-    at its deadline (``seconds`` then being the deadline)."""
+    at its deadline (``seconds`` then being the deadline); ``growth`` on the generated files,
+    None when the sample already put it over the bound."""
 
     index: int
     seconds: float
     ratio: float | None
+    growth: Growth | None = None
 
     @property
     def over(self) -> bool:
-        return self.ratio is None or self.ratio > MAX_COST
+        if self.ratio is None or self.ratio > MAX_COST:
+            return True
+        return self.growth is not None and self.growth.over(MAX_COST)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +125,10 @@ class CostRecord:
             "ast_grep_py": _version("ast-grep-py"),
             "max_cost": MAX_COST,
             "baseline": BASELINE,
+            "growth": {
+                "bound": GROWTH_BOUND,
+                "code": hashlib.sha256("\0".join(growth_sources()).encode()).hexdigest(),
+            },
         }
         self._costs: dict[str, float] = {}
         self._new: dict[str, float] = {}
@@ -192,25 +211,49 @@ def cost_diagnostics(
             continue
         path = ("detectors", index, "rule")
         position = doc.keys.get(path) or doc.value_position(path)
-        spent = (
-            f"still running after {cost.seconds:.1f} s"
-            if cost.ratio is None
-            else f"costs {cost.ratio:.0f} times"
-        )
         found.append(
             Diagnostic(
                 doc.path,
                 position.line,
                 position.column,
-                f"detector '{detector.get('id')}' {spent} a plain node-kind match over its "
-                f"rule's examples and a {SAMPLE_LINES:,}-line sample (the bound is {MAX_COST} "
-                "times): it would slow every scan; nest fewer relational rules with stopBy: "
-                "end, or narrow the outer rule by kind first",
+                f"detector '{detector.get('id')}' {_spent(cost)}; nest fewer relational rules "
+                "with stopBy: end (a follows/precedes chain searches every sibling again at "
+                "each level), or narrow the outer rule by kind first",
                 doc.data.get("id"),
             )
         )
     record.save()
     return found
+
+
+def _spent(cost: Cost) -> str:
+    """What made ``cost`` over the bound, in words."""
+    if cost.ratio is None or cost.ratio > MAX_COST or cost.growth is None:
+        spent = (
+            f"still running after {cost.seconds:.1f} s"
+            if cost.ratio is None
+            else f"costs {cost.ratio:.0f} times"
+        )
+        return (
+            f"{spent} a plain node-kind match over its rule's examples and a "
+            f"{SAMPLE_LINES:,}-line sample (the bound is {MAX_COST} times): it would slow "
+            "every scan"
+        )
+    small, large = (line_count(text) for text in growth_sources())
+    growth = cost.growth
+    if growth.small is None or growth.large is None:
+        return (
+            f"was still running after {growth.seconds:.1f} s on generated files of {small:,} "
+            f"and {large:,} lines: its cost explodes with a file's size and would hang scans "
+            "of large files"
+        )
+    return (
+        f"costs {growth.small:.1f} times a plain node-kind match on a generated "
+        f"{small:,}-line file and {growth.large:.1f} times on a {large:,}-line one "
+        f"({growth.factor:.1f}-fold for a file {GROWTH_FACTOR} times as large; the bounds are "
+        f"{MAX_COST} times and {GROWTH_BOUND:g}-fold): its cost grows faster than the square "
+        "of a file's size and would hang scans of large files"
+    )
 
 
 def measure(probes: Sequence[Probe], package: Sequence[str]) -> list[Cost]:
@@ -255,14 +298,23 @@ def _run_worker(probes: Sequence[Probe], package: Sequence[str], *, start: int) 
                 "the detector cost worker gave no baseline (python -m "
                 "rlt_rules.detector_cost failed to start)"
             )
-        limit = max(MAX_COST * float(first), MIN_DEADLINE_SECONDS)
+        package_baseline, small_baseline, large_baseline = (float(x) for x in first.split())
+        limit = max(MAX_COST * package_baseline, MIN_DEADLINE_SECONDS)
+        # Timed once, and twice more when over: three times the bound on both files.
+        growth_limit = max(3 * MAX_COST * (small_baseline + large_baseline), MIN_DEADLINE_SECONDS)
         for index in range(start, len(probes)):
             line = reader.line(deadline=time.monotonic() + limit)
             if line is None:
                 found.append(Cost(index, limit, None))
                 break
             seconds, baseline = (float(part) for part in line.split())
-            found.append(Cost(index, seconds, seconds / baseline if baseline > 0 else 0.0))
+            ratio = seconds / baseline if baseline > 0 else 0.0
+            line = reader.line(deadline=time.monotonic() + growth_limit)
+            if line is None:
+                found.append(Cost(index, seconds, ratio, Growth(None, None, growth_limit)))
+                break
+            growth = None if line == "-" else growth_from(line, small_baseline, large_baseline)
+            found.append(Cost(index, seconds, ratio, growth))
     finally:
         worker.kill()
         worker.wait()
@@ -294,8 +346,10 @@ class _LineReader:
 
 def _worker() -> None:
     """Read ``{"package", "examples", "probes"}`` from stdin; print the baseline's seconds over
-    the package's code, then, for each probe as it finishes, its seconds and the baseline's
-    over the same code (the package's and its examples'). A probe over the bound is timed twice
+    the package's code and its CPU seconds over the two generated files, then, for each probe
+    as it finishes, a line with its seconds and the baseline's over the same code (the
+    package's and its examples'), and a line with its CPU seconds over the generated files
+    (``-`` when the first line is already over the bound). A probe over a bound is timed twice
     more and its fastest run reported: on a loaded machine one run can stall."""
     # The worker alone parses code: importing ast-grep is not the parent's business.
     from ast_grep_py import SgRoot
@@ -303,24 +357,40 @@ def _worker() -> None:
     request = json.loads(sys.stdin.buffer.read())
     package = [SgRoot(source, "python").root() for source in request["package"]]
     examples = [SgRoot(source, "python").root() for source in request["examples"]]
+    small, large = (SgRoot(source, "python").root() for source in growth_sources())
 
-    def seconds(config: dict[str, Any], roots: Sequence[Any]) -> float:
-        begun = time.perf_counter()
+    def seconds(config: dict[str, Any], roots: Sequence[Any], clock=time.perf_counter) -> float:
+        begun = clock()
         for root in roots:
             root.find_all(config=config)
-        return time.perf_counter() - begun
+        return clock() - begun
+
+    def cpu(config: dict[str, Any], root: Any) -> float:
+        return seconds(config, [root], time.thread_time)
 
     package_baseline = min(seconds(BASELINE, package) for _ in range(3))
     example_baselines = [min(seconds(BASELINE, [root]) for _ in range(3)) for root in examples]
-    print(package_baseline, flush=True)
+    small_baseline = min(cpu(BASELINE, small) for _ in range(3))
+    large_baseline = min(cpu(BASELINE, large) for _ in range(3))
+    print(package_baseline, small_baseline, large_baseline, flush=True)
     for probe in request["probes"]:
+        config = probe["config"]
         own = [examples[index] for index in probe["examples"]]
         baseline = package_baseline + sum(example_baselines[index] for index in probe["examples"])
         roots = [*package, *own]
-        spent = seconds(probe["config"], roots)
+        spent = seconds(config, roots)
         if spent > MAX_COST * baseline:  # over: measured twice more, lest a stall reject it
-            spent = min(spent, *(seconds(probe["config"], roots) for _ in range(2)))
+            spent = min(spent, *(seconds(config, roots) for _ in range(2)))
         print(spent, baseline, flush=True)
+        if spent > MAX_COST * baseline:
+            print("-", flush=True)
+            continue
+        on_small, on_large = cpu(config, small), cpu(config, large)
+        line = f"{on_small} {on_large}"
+        if growth_from(line, small_baseline, large_baseline).over(MAX_COST):
+            on_small = min(on_small, *(cpu(config, small) for _ in range(2)))
+            on_large = min(on_large, *(cpu(config, large) for _ in range(2)))
+        print(on_small, on_large, flush=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from .model import Diagnostic, Library, Rule, SourceRef
 from .pairs import MarkerCache, pair_diagnostics
 from .record_checks import Record, Records, record_diagnostics
 from .schema_errors import schema_diagnostics
+from .text_links import link_diagnostics
 
 LIBRARY_FILE = "library.yaml"
 
@@ -120,8 +121,10 @@ def _load_and_check(
     return loaded, schema_diagnostics(loaded.document, schema_name)
 
 
-def _detector_problems(document: Document) -> tuple[Diagnostic, ...]:
-    return tuple(detector_diagnostics(document))
+def _file_problems(document: Document) -> tuple[Diagnostic, ...]:
+    """What one schema-valid rule file alone can get wrong beyond its schema: its detectors,
+    and links in its text that would point nowhere (:mod:`rlt_rules.text_links`)."""
+    return (*detector_diagnostics(document), *link_diagnostics(document))
 
 
 def check_records(
@@ -161,6 +164,7 @@ def check_records(
             diagnostics.extend(schema_errors)
             if not schema_errors:
                 library_doc = loaded.document
+                diagnostics.extend(link_diagnostics(library_doc))
 
     rule_paths = sorted(p for p in root.glob("*.yaml") if p.name != LIBRARY_FILE)
     rule_docs: list[Document] = []
@@ -191,9 +195,9 @@ def check_records(
         if not schema_errors:
             # A function of the file alone: a live preview checks only the changed files'.
             if cache is not None:
-                found = cache.remember(loaded.document, "detectors", _detector_problems)
+                found = cache.remember(loaded.document, "file", _file_problems)
             else:
-                found = _detector_problems(loaded.document)
+                found = _file_problems(loaded.document)
             diagnostics.extend(found)
             rule_docs.append(loaded.document)
         elif isinstance(loaded.document.data.get("id"), str):

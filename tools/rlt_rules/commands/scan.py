@@ -52,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "no hint of its rule fires, is reported. Exit 0 with no hits, 1 with hits (reported "
         "suppressions included) or unreadable files, 2 on usage errors. [tool.rlt-rules] in "
         "the nearest pyproject.toml sets select, ignore, exclude, per-file-ignores, preview, "
-        "library and site-url; options given here override it.",
+        "library and site-url; options given here override it. After `--` every word is a "
+        "path, even one starting with - (the pre-commit hook passes its files so).",
     )
     parser.add_argument("paths", metavar="PATH", nargs="*", help="Python files and folders")
     parser.add_argument(

@@ -19,7 +19,8 @@ those characters as text, while code, emphasis and ordinary links keep working:
   add ``onfocus=…`` attributes;
 * a link or reference definition whose destination has a scheme other than http, https or
   mailto (``javascript:``, ``data:``…) is broken up: its ``](`` or ``]:`` gets an entity, and
-  the text shows as written;
+  the text shows as written (:mod:`rlt_rules.text_links` decides it, and ``validate`` rejects
+  a link that stays one but is not absolute);
 * fenced code blocks and inline code spans stay verbatim: renderers escape code themselves.
   Only code the renderers are sure to read as code is kept; anything ambiguous (an unclosed
   fence, a fence whose lines are less indented than its opening, a line with unpaired or
@@ -39,10 +40,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 
 from ..model import Example, Library, Rule
+from ..text_links import DESTINATION_WINDOW as _DESTINATION_WINDOW
+from ..text_links import SAFE_SCHEMES as SAFE_SCHEMES
+from ..text_links import code_before_close as _code_before_close
+from ..text_links import unsafe_destination as _unsafe_destination
 from .text import starts_with_code
-
-#: Link schemes a rule may link to; any other scheme is shown as text, not linked.
-SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
 # Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
@@ -56,9 +58,6 @@ _DELIMITER_ROW = re.compile(r"[ \t>]*[|:\- \t]*")
 #: Backtick runs and the backslashes before them (a backslash escapes a backtick).
 _BACKTICKS = re.compile(r"\\*`+")
 _TEXT_SPECIAL = re.compile(r"!\[|\]\(|\]:|&|<|\{")
-_SCHEME = re.compile(r"[a-z][a-z0-9+.\-]*:")
-#: How much of the text after ``](`` or ``]:`` is read for the destination's scheme.
-_DESTINATION_WINDOW = 512
 #: Text without any of these comes out of :func:`inert_markdown` unchanged (most rule text):
 #: they are everything the escaping, fence and delimiter-row rules act on, and ``\r``.
 #: (Substring tests: a regular expression alternating them is ten times slower.)
@@ -272,41 +271,6 @@ def _inert_segment(
         return "&#123;" if attr_lists else token
 
     return _TEXT_SPECIAL.sub(replace_special, line[start:end])
-
-
-def _code_before_close(text: str, opening: str, closing: str) -> bool:
-    """Whether a backtick comes before the bracket that closes one already open (or none does).
-
-    Brackets inside code spans do not count for a renderer, but a code span starts with a
-    backtick: up to the first backtick, counting every bracket finds the renderer's closing one.
-    """
-    depth = 1
-    for char in text:
-        if char == "`":
-            return True
-        if char == opening:
-            depth += 1
-        elif char == closing:
-            depth -= 1
-            if depth == 0:
-                return False
-    return True
-
-
-def _unsafe_destination(text: str) -> bool:
-    """Whether a link destination at the start of ``text`` has a scheme outside SAFE_SCHEMES.
-
-    Read the way browsers and renderers would: character references decoded, and whitespace,
-    control characters, backslashes, backticks and angle brackets dropped.
-    """
-    for candidate in (text, html.unescape(text)):
-        squeezed = "".join(
-            char for char in candidate if ord(char) > 0x20 and char not in "\x7f\\`<>"
-        ).lower()
-        scheme = _SCHEME.match(squeezed)
-        if scheme is not None and scheme.group(0)[:-1] not in SAFE_SCHEMES:
-            return True
-    return False
 
 
 # --- a whole library ---------------------------------------------------------------------

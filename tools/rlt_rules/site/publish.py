@@ -5,7 +5,8 @@ The plugin learns which library to build from one channel, ``$RLT_RULES_DIR``
 (:data:`rlt_rules.site.RULES_DIR_ENV`): :func:`build_site` sets it around MkDocs in this
 process; :func:`serve_site` and :func:`deploy_site` give it to their ``mkdocs``/``mike``
 children. A build is written into a staging folder beside the target and swapped in only when
-it succeeds (:func:`build_site`); what killed builds leave behind the next one removes
+it succeeds (:func:`build_site`), never over a folder it did not build
+(:mod:`.site_folder`); what killed builds leave behind the next one removes
 (:func:`recover_interrupted_build`). A child gets SIGKILL when this process dies (Linux) and
 this process's SIGTERM is passed on to it (:func:`run_child`).
 """
@@ -26,9 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import process_running
+from ..atomic import current_umask, process_running
 from ..model import LibraryError
 from . import RULES_DIR_ENV
+from .site_folder import SiteFolderRefused, record_site, refuse_foreign, refuse_sources
 
 LATEST_ALIAS = "latest"
 
@@ -55,22 +57,48 @@ def build_site(
     steps and strict mode those of ``mkdocs build``) into a fresh folder beside the target
     (``site_dir``, else ``mkdocs.yml``'s), swapped in only on success: MkDocs writes the whole
     site before ``strict`` aborts, so a failed or killed build leaves the previous site as it
-    was. A killed build cannot remove its staging folder: the next build does.
+    was. A killed build cannot remove its staging folder: the next build does. The target is
+    checked first, and again before the swap (:mod:`.site_folder`): one holding the project,
+    its docs or its rules, or a non-empty folder that is not an unchanged site rlt-rules built,
+    raises :class:`SiteError` and nothing is deleted. The site gets its record and the mode the
+    umask gives.
 
     The plugin validates the library, once: an invalid one raises :class:`LibraryError` (every
     problem at its path, line and column) before a page is written."""
     target = site_target(config_file, site_dir)
-    recover_interrupted_build(target)
+    recover_interrupted_build(target)  # may put back the previous site: checked with it
+    _check_site_folder(target, config_file, rules_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=_work_prefix(target, "building")))
     try:
         with _rules_dir_set(rules_dir):
             ok = _mkdocs_build(config_file, staging, strict=strict)
         if ok:
+            record_site(staging)
+            staging.chmod(0o777 & ~current_umask())  # mkdtemp made it 0700
+            _check_site_folder(target, config_file, rules_dir)  # nobody wrote into it since
             _swap_in(staging, target)
         return Finished(ok, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_site_folder(target: Path, config_file: Path, rules_dir: Path) -> None:
+    """:class:`SiteError` for a site folder a build must not replace (:mod:`.site_folder`):
+    one holding the project, its docs or its rules, or a non-empty folder that is not a site
+    rlt-rules built."""
+    settings = _settings(config_file)
+    project = config_file.resolve().parent
+    sources = {
+        "project": project,
+        "docs": project / str(settings.get("docs_dir", "docs")),
+        "rules": rules_dir,
+    }
+    try:
+        refuse_sources(target, sources)
+        refuse_foreign(target)
+    except SiteFolderRefused as error:
+        raise SiteError(str(error)) from None
 
 
 @contextmanager
@@ -155,12 +183,18 @@ def site_target(config_file: Path, site_dir: Path | None) -> Path:
 
 def configured_site_dir(config: Path) -> Path:
     """``site_dir`` from mkdocs.yml (MkDocs' default ``site``), relative to the file."""
+    settings = _settings(config)
+    return (config.resolve().parent / str(settings.get("site_dir", "site"))).resolve()
+
+
+def _settings(config: Path) -> dict[str, object]:
+    """mkdocs.yml's top-level settings, as MkDocs reads them (``!ENV`` tags included)."""
     # mkdocs is an optional dependency (the "site" extra): imported only to build the site.
     from mkdocs.utils.yaml import yaml_load
 
     with config.open("rb") as handle:
         settings = yaml_load(handle) or {}
-    return (config.resolve().parent / str(settings.get("site_dir", "site"))).resolve()
+    return settings if isinstance(settings, dict) else {}
 
 
 def _swap_in(built: Path, target: Path) -> None:
