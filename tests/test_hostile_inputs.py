@@ -148,6 +148,25 @@ def test_a_value_no_scan_can_use_is_an_error_at_its_position(
     assert result.out == b""
 
 
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("https://x/\nsrc/a.py:1:1: R99 forged", "--site-url holds '\\n'"),
+        ("https://x/ <img src=x onerror=alert(1)>", "--site-url holds ' '"),
+        ("https://x/\u2028", "--site-url holds '\\u2028'"),
+        ("javascript:alert(1)", "--site-url must be an http(s) URL"),
+    ],
+)
+def test_a_site_url_option_that_is_no_safe_address_is_refused(
+    repo: Path, url: str, message: str
+) -> None:
+    (repo / "src" / "engine.py").write_text(GUARD, encoding="utf-8")
+    for argv in (["scan", "src"], ["review-context"]):
+        result = run(repo, *argv, "--site-url", url)
+        assert result.code == 2 and message in result.err, result.err
+        assert result.out == b""
+
+
 def test_a_tool_key_that_is_not_a_table_is_an_error_at_its_line(repo: Path) -> None:
     (repo / "pyproject.toml").write_text(
         'tool = 5\n[project]\ndependencies = ["rlt-rules"]\n', encoding="utf-8"
