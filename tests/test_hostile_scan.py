@@ -168,7 +168,9 @@ def test_a_diff_whose_files_are_all_missing_is_an_error_not_a_pass(
 def test_a_bad_gitignore_line_is_reported_at_its_line(repo: Path) -> None:
     (repo / ".gitignore").write_text("build/\n!\n", encoding="utf-8")
     result = scan(repo, "src")
-    assert ".gitignore:2: not a pattern Git reads" in result.stderr
+    assert ".gitignore:2: pattern '!': nothing follows '!': not a pattern Git reads" in (
+        result.stderr
+    )
     assert "src/engine.py:3:" in result.stdout
 
 

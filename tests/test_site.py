@@ -24,7 +24,9 @@ from rlt_rules.export import site_files
 from rlt_rules.model import Status
 from rlt_rules.pairs import pairs_of
 from rlt_rules.project import load_validated
+from rlt_rules.render.links import suppression_url
 from rlt_rules.render.text import expected_output
+from rlt_rules.scan.render import SUPPRESSION_DESCRIPTORS
 from rlt_rules.schemas import load_schema
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.idle import IdleCollector
@@ -317,6 +319,16 @@ def test_exports_are_published_at_the_site_root(built_site: BuiltSite) -> None:
         assert (built_site.directory / relative).is_file(), relative
     leftovers = [p.name for p in built_site.directory.rglob(".*.tmp")]
     assert not leftovers
+
+
+def test_scans_suppression_reports_link_a_section_of_the_site(built_site: BuiltSite) -> None:
+    """SARIF's ``helpUri`` of ``suppression-without-reason`` and ``unused-suppression`` (as
+    Ruff's RUF100 has one) is a section of the built site, its anchor the report's name."""
+    for name in SUPPRESSION_DESCRIPTORS:
+        page, anchor = suppression_url("https://x.example/1.0.0/", name).split("#")
+        built = read(built_site, page.removeprefix("https://x.example/1.0.0/") + "index.html")
+        assert f'id="{anchor}"' in built, name
+        assert anchor == name
 
 
 def test_search_index_holds_ids_titles_statements_and_examples(built_site: BuiltSite) -> None:

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from .weburl import url_problem
+
 CONFIG_NAME = "mkdocs.yml"
 
 
@@ -91,8 +93,11 @@ def _url(data: dict, key: str, path: Path) -> str | None:
     value = data.get(key)
     if value is None or value == "":
         return None
-    if not isinstance(value, str) or not value.startswith(("https://", "http://")):
+    if not isinstance(value, str):
         raise AddressError(f"{path}: {key} must be an http(s) URL, got {value!r}")
+    problem = url_problem(value)
+    if problem is not None:
+        raise AddressError(f"{path}: {key} {problem}, got {value!r}")
     return value
 
 

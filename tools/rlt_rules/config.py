@@ -16,6 +16,11 @@ overlap):
 Command-line options override them. An unknown key or a wrong type is a :class:`ConfigError`
 naming the file, line and column: ``tomllib`` keeps no positions, so the key is found in the
 text (:func:`key_position`), and its table's header when the key is not on a line of its own.
+So is a value no scan could use: a glob that can match nothing (``!``, ``[z-a]``, an empty
+one), a ``site-url`` that is not an http(s) address safe to link from
+(:mod:`rlt_rules.weburl`), a ``file-timeout`` outside its :mod:`~rlt_rules.bounds`, a NUL byte
+in a path; and a ``pyproject.toml`` on the way up that cannot be read or is not UTF-8 (TOML is
+UTF-8): it may hold the table, so a parent folder's is never used in its place.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .bounds import FILE_SECONDS, OutOfBounds
+from .globs import Glob, GlobError
+from .weburl import url_problem
 
 FILE_NAME = "pyproject.toml"
 TABLE = ("tool", "rlt-rules")
@@ -95,41 +104,76 @@ class RepoConfig:
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start`` holding ``[tool.rlt-rules]``."""
+    """The nearest ``pyproject.toml`` at or above ``start`` holding ``[tool.rlt-rules]``;
+    :class:`ConfigError` at one on the way that cannot be read, is not UTF-8, or may hold the
+    table and is not valid TOML."""
     for folder in (start, *start.parents):
         candidate = folder / FILE_NAME
-        if candidate.is_file() and _has_table(candidate):
+        if candidate.is_file() and _table(candidate, _text(candidate)) is not None:
             return candidate
     return None
 
 
-def _has_table(path: Path) -> bool:
+def _text(path: Path) -> str:
+    """The text of the ``pyproject.toml`` at ``path``; :class:`ConfigError` when it cannot be
+    read or is not UTF-8, at the first byte that is not."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(path, 1, 1, f"cannot be read: {error.strerror or error}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = len(raw[raw.rfind(b"\n", 0, error.start) + 1 : error.start].decode()) + 1
+        raise ConfigError(
+            path,
+            line,
+            column,
+            f"not UTF-8 (byte 0x{raw[error.start]:02x}): TOML files are UTF-8, so it cannot "
+            "be read; save it as UTF-8",
+        ) from None
+
+
+def _table(path: Path, text: str) -> Any:
+    """The value of ``[tool.rlt-rules]`` in ``text``, None when there is none."""
     # Parse only a file that may hold the table: a broken pyproject.toml of another tool
     # elsewhere up the tree is not ours to report.
     if "rlt-rules" not in text:
-        return False
-    return _parse(path, text).get("tool", {}).get("rlt-rules") is not None
+        return None
+    tool = _parse(path, text).get("tool")
+    if tool is not None and not isinstance(tool, dict):
+        raise ConfigError(
+            path,
+            *key_position(text, ("tool",)),
+            _expected("tool", "a table ([tool.NAME] sections)", tool),
+        )
+    return (tool or {}).get("rlt-rules")
 
 
 def read_config(start: Path) -> RepoConfig:
     """The settings of the nearest ``[tool.rlt-rules]`` (:func:`find_config`), checked."""
     start = start.absolute()
-    path = find_config(start)
+    try:
+        path = find_config(start)
+    except ConfigError as error:
+        shown = _shown(error.path, start)
+        raise ConfigError(shown, error.line, error.column, error.message) from None
     if path is None:
         return RepoConfig()
-    # Named as the user would: relative to where they stand when it is below it.
-    shown = path.relative_to(start) if path.is_relative_to(start) else path
-    return parse_config(shown, path.read_text(encoding="utf-8"))
+    return parse_config(_shown(path, start), _text(path))
+
+
+def _shown(path: Path, start: Path) -> Path:
+    """``path`` as the user would name it: relative to where they stand when it is below."""
+    return path.relative_to(start) if path.is_relative_to(start) else path
 
 
 def parse_config(path: Path, text: str) -> RepoConfig:
     """``[tool.rlt-rules]`` of ``text`` (the file ``path``); :class:`ConfigError` when a key
-    is unknown or of the wrong type."""
-    table = _parse(path, text).get("tool", {}).get("rlt-rules", {})
+    is unknown, of the wrong type, or holds a value no scan can use."""
+    table = _table(path, text)
+    table = {} if table is None else table
     empty = RepoConfig(path=path, text=text)
     if not isinstance(table, dict):
         raise ConfigError(path, *key_position(text, TABLE), "[tool.rlt-rules] must be a table")
@@ -145,27 +189,31 @@ def parse_config(path: Path, text: str) -> RepoConfig:
         )
     for glob in ignores:
         per_file[glob] = _ids(empty, ignores, glob, ("per-file-ignores", glob))
+        _check_glob(empty, glob, ("per-file-ignores", glob))
+    exclude = _ids(empty, table, "exclude")
+    for glob in exclude:
+        _check_glob(empty, glob, ("exclude",))
     preview = table.get("preview")
     if preview is not None and not isinstance(preview, bool):
         raise empty.error(_expected("preview", "true or false", preview), "preview")
     library = _string(empty, table, "library")
+    if library is not None and "\0" in library:
+        raise empty.error(f"library holds a NUL byte: no path does, got {library!r}", "library")
     site_url = _string(empty, table, "site-url")
-    if site_url and not site_url.startswith(("https://", "http://")):
-        raise empty.error(f"site-url must be an http(s) URL, got {site_url!r}", "site-url")
+    problem = url_problem(site_url) if site_url else None
+    if problem is not None:
+        raise empty.error(f"site-url {problem}, got {site_url!r}", "site-url")
     file_timeout = table.get("file-timeout")
-    if file_timeout is not None and (
-        isinstance(file_timeout, bool)
-        or not isinstance(file_timeout, int | float)
-        or not file_timeout > 0
-    ):
-        raise empty.error(
-            _expected("file-timeout", "a number of seconds above 0", file_timeout), "file-timeout"
-        )
+    if file_timeout is not None:
+        try:
+            FILE_SECONDS.check(file_timeout)
+        except OutOfBounds as error:
+            raise empty.error(f"file-timeout {error}", "file-timeout") from None
     return RepoConfig(
         path=path,
         select=select,
         ignore=_ids(empty, table, "ignore"),
-        exclude=_ids(empty, table, "exclude"),
+        exclude=exclude,
         per_file_ignores=per_file,
         preview=preview,
         library=(path.parent / library) if library else None,
@@ -199,6 +247,26 @@ def _ids(
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise config.error(_expected(key, "a list of strings", value), *(keys or (key,)))
     return tuple(value)
+
+
+def _check_glob(config: RepoConfig, glob: str, keys: tuple[str, ...]) -> None:
+    """A glob of ``exclude`` or ``per-file-ignores`` that can match a file."""
+    try:
+        compiled = Glob.compile(glob)
+    except GlobError as error:
+        raise config.error(f"{keys[0]}: {error}", *keys) from None
+    if compiled is None:
+        raise config.error(
+            f"{keys[0]}: pattern {glob!r} matches nothing (empty, '/', or a '#' comment): "
+            "remove it or write the files it is for",
+            *keys,
+        )
+    if not compiled.include and keys[0] == "per-file-ignores":
+        raise config.error(
+            f"per-file-ignores: pattern {glob!r} only re-includes ('!'), so it matches no "
+            "file on its own: write the files the ids are ignored in",
+            *keys,
+        )
 
 
 def _string(config: RepoConfig, table: dict[str, Any], key: str) -> str | None:

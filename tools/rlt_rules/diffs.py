@@ -3,8 +3,10 @@ change touches and where, for review (``review-context``, ``findings``) and for 
 (``scan --diff`` keeps hints on the lines a diff adds).
 
 A diff is input anyone can write: a path that leaves the repository (absolute, or with a
-``..`` part) and a hunk header that is not ``@@ -a,b +c,d @@`` are errors at their line, never
-read as "nothing changed".
+``..`` part) or holds a NUL byte, a quoted name Git would not write, and a hunk header that is
+not ``@@ -a,b +c,d @@`` are errors at their line, never read as "nothing changed". A name Git
+quotes (``"b/caf\303\251.py"``: non-ASCII bytes, a tab, a quote) is unquoted to the name on
+disk, bytes that are not UTF-8 kept as Python's file names keep them (surrogate escapes).
 
 Line ranges are the new file's: what a finding's location points at, and what
 ``rlt-rules review-context`` lists. A hunk's range runs from its first to its last line in the
@@ -96,14 +98,65 @@ class DiffError(ValueError):
         self.line = line
 
 
+#: Git's C-style escapes in a quoted file name (``quote_c_style``), besides ``\NNN`` octal.
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+_OCTAL = re.compile(r"[0-3][0-7]{2}")
+
+
+def unquote(name: str) -> str:
+    """A file name as ``git diff`` writes it, unquoted: ``"b/caf\303\251.py"`` is
+    ``b/café.py``; a name without quotes is itself. :class:`DiffError` for a quoted name Git
+    would not write (an unknown escape, a bare quote inside)."""
+    if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
+        return name
+    body = name[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == '"':
+            raise DiffError(f"file name {name!r}: a bare '\"' inside a quoted name")
+        if char != "\\":
+            out += char.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        escape = body[i + 1 : i + 2]
+        if escape in _ESCAPES:
+            out.append(_ESCAPES[escape])
+            i += 2
+        elif _OCTAL.fullmatch(body[i + 1 : i + 4]):
+            out.append(int(body[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            raise DiffError(
+                f"file name {name!r}: {body[i : i + 2]!r} is not an escape Git writes "
+                '(\\a \\b \\t \\n \\v \\f \\r \\" \\\\ or \\ and three octal digits)'
+            )
+    return out.decode("utf-8", "surrogateescape")
+
+
+def check_revision(base: str) -> str:
+    """``base`` when it can name a revision for ``git diff BASE`` (``main``,
+    ``origin/main...HEAD``, a commit); :class:`DiffError` when it is empty, would be read as an
+    option (a leading ``-``), or holds a NUL byte or another control character (the system
+    refuses a NUL in an argument with an error of its own)."""
+    if not base.strip() or base.startswith("-") or any(ord(c) < 32 or c == "\x7f" for c in base):
+        raise DiffError(
+            f"base {base!r} is not a revision: give a branch, tag or commit (no leading '-', "
+            "no control characters)"
+        )
+    return base
+
+
 _HUNK_HEADER = re.compile(r"@@ -[0-9]+(?:,(?P<old>[0-9]+))? \+[0-9]+(?:,(?P<new>[0-9]+))? @@")
 _FILE_HEADER = re.compile(r"(?:\+\+\+|---) (?P<name>[^\t\n]*)")
 
 
 def check_lines(text: str) -> None:
     """Reject what ``unidiff`` would accept silently: a file header whose path leaves the
-    repository, a hunk header that is not ``@@ -a,b +c,d @@``. Inside a hunk (as many lines
-    as its header counts) every line is content, whatever it starts with."""
+    repository, holds a NUL byte or is quoted as Git never quotes, a hunk header that is not
+    ``@@ -a,b +c,d @@``. Inside a hunk (as many lines as its header counts) every line is
+    content, whatever it starts with."""
     old_left = new_left = 0
     for number, line in enumerate(text.splitlines(), 1):
         if old_left > 0 or new_left > 0:
@@ -128,9 +181,15 @@ def check_lines(text: str) -> None:
         header = _FILE_HEADER.match(line)
         if header is None:
             continue
-        name = header["name"].strip().strip('"')
+        written = header["name"].strip()
+        try:
+            name = unquote(written)
+        except DiffError as error:
+            raise DiffError(str(error), number) from None
         if name == "/dev/null":
             continue
+        if "\0" in name:
+            raise DiffError(f"path {written!r} holds a NUL byte: no file has one", number)
         path = PurePosixPath(_strip(name))
         if path.is_absolute() or ".." in path.parts:
             raise DiffError(
@@ -166,7 +225,7 @@ def _changed_file(patched: PatchedFile) -> ChangedFile:
         if patched.is_rename
         else FileStatus.MODIFIED
     )
-    path = _strip(patched.source_file if status is FileStatus.DELETED else patched.target_file)
+    path = _path(patched.source_file if status is FileStatus.DELETED else patched.target_file)
     hunks = tuple(
         Hunk(
             _new_lines(hunk.target_start, hunk.target_length),
@@ -175,7 +234,7 @@ def _changed_file(patched: PatchedFile) -> ChangedFile:
         )
         for hunk in patched
     )
-    old_path = _strip(patched.source_file) if status is FileStatus.RENAMED else None
+    old_path = _path(patched.source_file) if status is FileStatus.RENAMED else None
     added = frozenset(
         line.target_line_no
         for hunk in patched
@@ -193,3 +252,9 @@ def _new_lines(start: int, length: int) -> LineRange:
 
 def _strip(name: str) -> str:
     return name[2:] if name[:2] in ("a/", "b/") else name
+
+
+def _path(name: str) -> str:
+    """A path as ``unidiff`` gives it (as ``git diff`` writes it): unquoted, without its
+    ``a/`` or ``b/``."""
+    return _strip(unquote(name))

@@ -21,12 +21,13 @@ from enum import StrEnum
 from pathlib import Path
 
 from .about import NAME, VERSION
-from .addresses import project_addresses
+from .addresses import AddressError, project_addresses
 from .bundle import render
 from .bundle_load import load_bundle, read_bundle
 from .config import ConfigError, RepoConfig, read_config
 from .model import Library, LibraryError
 from .project import DEFAULT_RULES_DIR, load_library
+from .weburl import url_problem
 
 #: Where the wheel carries its library, inside the ``rlt_rules`` package.
 PACKAGED = Path("library") / "rules.json"
@@ -114,8 +115,12 @@ class Workspace:
         """The site root for links: ``--site-url`` as given (``""``: none), else
         ``[tool.rlt-rules] site-url``, else the ``mkdocs.yml`` beside the library's folder or
         bundle (the package carries one) plus the library version;
-        :class:`~rlt_rules.addresses.AddressError` when that file is broken."""
+        :class:`~rlt_rules.addresses.AddressError` when that file is broken or ``given`` is
+        not an address to link from (:mod:`rlt_rules.weburl`)."""
         if given is not None:
+            problem = url_problem(given) if given else None
+            if problem is not None:
+                raise AddressError(f"--site-url {problem}, got {given!r}")
             return given or None
         if self.config.site_url is not None:
             return self.config.site_url or None

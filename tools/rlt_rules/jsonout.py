@@ -10,6 +10,7 @@ memory; orjson writes the same text directly as bytes.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,21 @@ _INDENTED = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 def indented(data: Any) -> bytes:
     """Two-space-indented JSON of ``data``, non-ASCII kept as UTF-8, ending with a newline."""
     return orjson.dumps(data, option=_INDENTED)
+
+
+#: The UTF-8 of characters a line-by-line reader takes for a line break (C1 controls, U+0085
+#: among them; U+2028, U+2029) or that make a line read otherwise than it is (bidirectional
+#: controls). Lead bytes are never continuation bytes, so a match is always a whole character.
+_LINE_UNSAFE = re.compile(
+    rb"\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c"
+)
+
+
+def line_safe(data: bytes) -> bytes:
+    """JSON ``data`` with line separators, C1 controls and bidirectional controls written as
+    ``\\uXXXX`` escapes: the same document to a JSON reader, one line per line to any other.
+    They can only occur inside strings, where the escape means the same character."""
+    return _LINE_UNSAFE.sub(lambda match: b"\\u%04x" % ord(match[0].decode("utf-8")), data)
 
 
 def canonical(data: Any) -> bytes:

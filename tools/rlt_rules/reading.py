@@ -1,7 +1,9 @@
 """Read input that anyone can write (scanned code, a diff, a ``.gitignore``) in bounded time and
 memory: only regular files (a FIFO or a device is refused before it can block or stream), and
 never more than a stated number of bytes, each refusal a :class:`ReadRefused` naming the file,
-the limit and the option that raises it.
+the limit and the option that raises it. A limit outside :data:`~rlt_rules.bounds.BYTES` (a
+negative one would read without end) is an :class:`~rlt_rules.bounds.OutOfBounds`, and a path
+holding a NUL byte, which no file has, a :class:`BadPath`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+from .bounds import BYTES, OutOfBounds
 
 #: A scanned Python file may hold this many bytes (SGLang's largest is under 1 MiB); a larger
 #: one is skipped and reported. ``scan --max-file-bytes`` raises it.
@@ -43,6 +47,26 @@ class JsonRefused(ValueError):
         self.message = message
 
 
+class BadPath(ValueError):
+    """A path no file can have (a NUL byte in it); ``str()`` names it and where it came from."""
+
+
+def check_path(path: str | os.PathLike[str], what: str) -> None:
+    """:class:`BadPath` when ``path`` (``what`` says where it came from: ``--root``, a path to
+    scan) holds a NUL byte: the system would refuse it with a ``ValueError`` of its own."""
+    if "\0" in os.fspath(path):
+        raise BadPath(f"{what} {os.fspath(path)!r} holds a NUL byte: no file has one")
+
+
+def check_limit(limit: int, option: str | None) -> int:
+    """``limit`` when it is within :data:`~rlt_rules.bounds.BYTES`; else
+    :class:`~rlt_rules.bounds.OutOfBounds` naming ``option``."""
+    try:
+        return int(BYTES.check(limit))
+    except OutOfBounds as error:
+        raise OutOfBounds(f"{option or 'the byte limit'} {error}") from None
+
+
 def read_regular(path: Path, *, limit: int, option: str | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
@@ -50,6 +74,8 @@ def read_regular(path: Path, *, limit: int, option: str | None = None) -> bytes:
     descriptor (a link swapped for a device in between is still caught); more than ``limit``
     bytes is a :class:`ReadRefused` naming ``option``, the option that raises the limit.
     """
+    check_limit(limit, option)
+    check_path(path, "file")
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
@@ -67,6 +93,7 @@ def read_regular(path: Path, *, limit: int, option: str | None = None) -> bytes:
 
 def read_stream(stream, *, limit: int, option: str | None = None) -> bytes:
     """At most ``limit`` bytes of a binary stream (standard input)."""
+    check_limit(limit, option)
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise ReadRefused(_too_large(limit, option))
@@ -77,6 +104,7 @@ def read_diff(argument: str, *, limit: int = MAX_DIFF_BYTES) -> str:
     """The diff ``--diff ARGUMENT`` names (``-``: standard input), as text; undecodable bytes
     replaced. A FIFO named by path (``<(git diff)``) is read like standard input, bounded."""
     option = "--max-diff-bytes"
+    check_limit(limit, option)
     if argument == "-":
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None:  # replaced by a text stream (an embedding program, a test)
@@ -89,6 +117,7 @@ def read_diff(argument: str, *, limit: int = MAX_DIFF_BYTES) -> str:
         except ReadRefused as error:
             raise ReadRefused(f"standard input: {error}") from None
         return data.decode("utf-8", errors="replace")
+    check_path(argument, "--diff")
     path = Path(argument)
     try:
         mode = path.stat().st_mode

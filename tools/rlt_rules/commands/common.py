@@ -11,9 +11,11 @@ Exit codes: 0 clean, 1 problems found in the input, 2 usage errors. A command ra
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from ..addresses import AddressError
+from ..bounds import Bound, OutOfBounds
 from ..config import ConfigError
 from ..diffs import Change, parse_diff
 from ..discover import DiscoveryError, Workspace, open_workspace
@@ -27,6 +29,21 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """A command was called wrongly (missing path, unknown id): exit 2 with this message."""
+
+
+def bounded(bound: Bound) -> Callable[[str], int | float]:
+    """The argparse ``type`` of a number option within ``bound``: every numeric option takes
+    its value through one of these, so a value out of range is ``error: argument --NAME:
+    must be …`` and exit 2, never a value the code cannot use."""
+
+    def parse(text: str) -> int | float:
+        try:
+            return bound.parse(text)
+        except OutOfBounds as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = bound.unit  # argparse names the type in some messages
+    return parse
 
 
 def add_rules_option(

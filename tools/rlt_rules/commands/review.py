@@ -16,18 +16,21 @@ import sys
 from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
+from ..bounds import CHARACTERS
 from ..config import ConfigError
 from ..findings.context import ContextTooLong, DiffSource, review_context
 from ..findings.diff import DiffError, parse_diff
 from ..gitdiff import DEFAULT_BASE, GitDiffError, read_change
+from ..render.text import visible
 from ..scan import DiffError as ScanDiffError
-from ..scan import places_to_look
+from ..scan import changed_lines, places_to_look, unplaced
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
     add_library_option,
     add_site_url_option,
+    bounded,
     read_diff_text,
     site_url_of,
     workspace,
@@ -69,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--max-chars",
         metavar="N",
-        type=_positive,
+        type=bounded(CHARACTERS),
         help="keep the document within N characters: each rule gets the most detail that fits",
     )
     add_library_option(parser)
@@ -78,16 +81,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "-o", "--output", metavar="PATH", help="write here (replaced atomically), not to stdout"
     )
     parser.set_defaults(handler=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _saved(argument: str) -> DiffSource:
@@ -136,8 +129,11 @@ def run(args: argparse.Namespace) -> int:
     site_url = site_url_of(found, args.site_url)
     try:
         places = places_to_look(diff, found.library, found.config, top)
+        missing = unplaced(changed_lines(diff), top)
     except (ConfigError, ScanDiffError) as error:
         raise UsageError(str(error)) from None
+    for problem in missing:  # listed in the document, but the detectors could not look
+        print(f"{visible(problem.path)}: {problem.message}", file=sys.stderr)
     try:
         text = review_context(
             found.library,

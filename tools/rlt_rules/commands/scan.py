@@ -14,19 +14,23 @@ import sys
 from pathlib import Path
 
 from ..atomic import check_output_file, write_atomic
+from ..bounds import BYTES, FILE_SECONDS, JOBS
 from ..config import ConfigError
 from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
 from ..render.text import visible
 from ..scan import (
     FILE_TIMEOUT,
+    BadPath,
     DiffError,
     MatchError,
+    OutOfBounds,
     SelectionError,
     changed_lines,
     default_root,
     plan_scan,
     scan,
 )
+from ..scan.files import PYTHON_SUFFIXES
 from ..scan.render import FORMATS, Output
 from .common import (
     EXIT_INVALID,
@@ -34,6 +38,7 @@ from .common import (
     UsageError,
     add_library_option,
     add_site_url_option,
+    bounded,
     site_url_of,
     workspace,
 )
@@ -92,29 +97,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--jobs",
         metavar="N",
-        type=int,
+        type=bounded(JOBS),
         help="ast-grep runs at once for many files (default and at most: one per CPU)",
     )
     parser.add_argument(
         "--file-timeout",
         metavar="SECONDS",
-        type=float,
+        type=bounded(FILE_SECONDS),
         help="report (and skip) a detector that does not finish on one file within SECONDS "
-        f"(default: [tool.rlt-rules] file-timeout, else {FILE_TIMEOUT:g})",
+        f"(default: [tool.rlt-rules] file-timeout, else {FILE_TIMEOUT:g}; at most "
+        f"{FILE_SECONDS.high:,g})",
     )
     parser.add_argument(
         "--max-file-bytes",
         metavar="N",
-        type=int,
+        type=bounded(BYTES),
         default=MAX_FILE_BYTES,
-        help=f"skip (and report) a Python file over N bytes (default: {MAX_FILE_BYTES:,})",
+        help=f"skip (and report) a Python file over N bytes (default: {MAX_FILE_BYTES:,}; "
+        f"at most {BYTES.high:,})",
     )
     parser.add_argument(
         "--max-diff-bytes",
         metavar="N",
-        type=int,
+        type=bounded(BYTES),
         default=MAX_DIFF_BYTES,
-        help=f"refuse a diff over N bytes (default: {MAX_DIFF_BYTES:,})",
+        help=f"refuse a diff over N bytes (default: {MAX_DIFF_BYTES:,}; at most {BYTES.high:,})",
     )
     add_library_option(parser)
     parser.set_defaults(handler=run_scan)
@@ -130,10 +137,6 @@ def _read_diff(name: str, *, limit: int) -> str:
 def run_scan(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_output_file(Path(args.output))  # before the scan, not after it
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.file_timeout is not None and not args.file_timeout > 0:
-        raise UsageError("--file-timeout must be more than 0 seconds")
     changed = None
     if args.diff is not None:
         try:
@@ -150,12 +153,13 @@ def run_scan(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root}: no such folder")
     root = Path(args.root).absolute() if args.root is not None else default_root(paths)
     if not paths and changed is not None:
-        paths = [root / path for path in sorted(changed) if (root / path).is_file()]
-        if changed and not paths:
+        python = [path for path in sorted(changed) if path.endswith(PYTHON_SUFFIXES)]
+        paths = [root / path for path in python if (root / path).is_file()]
+        if python and not paths:
             raise UsageError(
-                f"none of the {len(changed)} file(s) the diff changes exists under {root}: "
-                "run the scan from the repository root the diff's paths are relative to, or "
-                "give --root"
+                f"none of the {len(python)} Python file(s) the diff changes exists under "
+                f"{root}: run the scan from the repository root the diff's paths are relative "
+                "to, or give --root"
             )
     found = workspace(args)
     library = found.library
@@ -174,7 +178,7 @@ def run_scan(args: argparse.Namespace) -> int:
             max_file_bytes=args.max_file_bytes,
             file_timeout=args.file_timeout,
         )
-    except MatchError as error:
+    except (MatchError, OutOfBounds, BadPath) as error:
         raise UsageError(str(error)) from None
     for problem in result.problems:
         print(f"{visible(problem.path)}: {problem.message}", file=sys.stderr)

@@ -24,6 +24,7 @@ from ..render.digest import Detail, fit_rules
 from ..render.inert import inert_library, inert_markdown
 from ..render.levels import FittedEach, fit_each, level_summary
 from ..render.links import site_base
+from ..render.text import visible
 from .diff import Change, ChangedFile, FileStatus
 
 _FULL_NOTE = (
@@ -95,7 +96,7 @@ class Place:
     def text(self) -> str:
         """One list item; the detector's message on one line, made inert as rule text is."""
         message = inert_markdown(" ".join(self.message.split()), at_line_start=False)
-        return f"- {self.rule_id} {code_span(f'{self.path}:{self.line}')}: {message}"
+        return f"- {self.rule_id} {code_span(f'{visible(self.path)}:{self.line}')}: {message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,10 +239,11 @@ def change_blocks(change: Change | None) -> list[str]:
 
 
 def _file_line(changed: ChangedFile) -> str:
-    path = code_span(changed.path)
+    # A name git diff quoted may hold a line break or bytes that are not UTF-8: escaped.
+    path = code_span(visible(changed.path))
     status = str(changed.status)
     if changed.status is FileStatus.RENAMED and changed.old_path is not None:
-        status += f" from {code_span(changed.old_path)}"
+        status += f" from {code_span(visible(changed.old_path))}"
     if changed.binary:
         return f"- {path} ({status}, binary: no lines to review)"
     if changed.status is FileStatus.DELETED:

@@ -1,5 +1,5 @@
-"""Links to rule pages: on the published site (its base URL, each rule's permanent page) and
-between the site's Markdown sources."""
+"""Links to rule pages: on the published site (its base URL, each rule's permanent page, the
+section on suppression comments) and between the site's Markdown sources."""
 
 from __future__ import annotations
 
@@ -20,3 +20,13 @@ def rule_uri(rule_id: str) -> str:
 def rule_url(site_url: str | None, rule_id: str) -> str:
     """The rule's page: ``<site_url>rules/R03/`` (relative ``rules/R03/`` without a site URL)."""
     return f"{site_base(site_url)}rules/{rule_id}/"
+
+
+#: The site page with a section on each of ``scan``'s reports about suppression comments,
+#: anchored by its SARIF ``ruleId`` (``suppression-without-reason``, ``unused-suppression``).
+SUPPRESSIONS_PAGE = "configuration.md"
+
+
+def suppression_url(site_url: str | None, name: str) -> str:
+    """The section explaining the suppression report ``name``: ``<site_url>configuration/#name``."""
+    return f"{site_base(site_url)}{SUPPRESSIONS_PAGE.removesuffix('.md')}/#{name}"

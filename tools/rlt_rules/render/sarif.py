@@ -249,14 +249,16 @@ def envelope(run: dict[str, Any]) -> dict[str, Any]:
 
 
 def artifact_location(path: str, base_id: str | None) -> dict[str, str]:
-    """A shown path as an ``artifactLocation``: percent-encoded, relative to the
-    ``originalUriBaseIds`` entry ``base_id`` (none: relative to wherever the reader is),
-    or a ``file://`` URI when the path is absolute."""
+    """A shown path as an ``artifactLocation``: its bytes percent-encoded (a name that is not
+    UTF-8 keeps its bytes: ``caf%E9.py``), relative to the ``originalUriBaseIds`` entry
+    ``base_id`` (none: relative to wherever the reader is), or a ``file://`` URI when the path
+    is absolute."""
+    uri = quote(path.encode("utf-8", "surrogateescape"))
     if PurePosixPath(path).is_absolute():
-        return {"uri": "file://" + quote(path)}
+        return {"uri": "file://" + uri}
     if base_id is None:
-        return {"uri": quote(path)}
-    return {"uri": quote(path), "uriBaseId": base_id}
+        return {"uri": uri}
+    return {"uri": uri, "uriBaseId": base_id}
 
 
 def uri_base(root_uri: str) -> dict[str, str]:

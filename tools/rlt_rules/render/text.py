@@ -16,6 +16,7 @@ from ..model import OUTPUT_LINE, Library, Rule, expected_output
 #: offered here with the other plain-text helpers the views use.
 __all__ = [
     "FENCE",
+    "decodable",
     "OUTPUT_LINE",
     "expected_output",
     "first_sentence",
@@ -25,6 +26,7 @@ __all__ = [
     "seed_text",
     "starts_with_code",
     "strip_fences",
+    "visible",
 ]
 
 #: A Markdown code fence line (opening with an optional language, or closing).
@@ -66,15 +68,37 @@ def seed_text(library: Library) -> str:
     return "\n\n".join(parts)
 
 
-#: Characters that must not reach a line of output as themselves (a newline would start a
-#: line of its own: a forged hint, or a Markdown block).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Characters that must not reach a line of output as themselves: controls (C0, DEL, C1,
+#: ``U+0085`` among them) and the line and paragraph separators start a line of their own for
+#: ``str.splitlines()`` and many readers (a forged hint, or a Markdown block); bidirectional
+#: and invisible format characters (``U+202E``) make a line read otherwise than it is; a lone
+#: surrogate is a byte of a file name that is not UTF-8, which no UTF-8 output can hold.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as Python decodes file names
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(char)[1:-1]
 
 
 def visible(text: str) -> str:
-    """``text`` with control characters as Python escapes (a newline as ``\\n``): a file name
-    shown in a line of output stays on that line."""
-    return _CONTROL.sub(lambda match: repr(match[0])[1:-1], text)
+    """``text`` with control, separator, bidirectional and invisible characters as Python
+    escapes (a newline as ``\\n``, ``U+202E`` as ``\\u202e``), and each byte of a name that
+    is not UTF-8 as ``\\xNN``: a file name shown in a line of output stays on that line, reads
+    as it is, and can be written as UTF-8."""
+    return _UNSAFE.sub(lambda match: _escape(match[0]), text)
+
+
+def decodable(text: str) -> str:
+    """``text`` with only the bytes of a file name that are not UTF-8 (lone surrogates) as
+    ``\\xNN``, for output that escapes the rest itself (JSON)."""
+    return _SURROGATES.sub(lambda match: _escape(match[0]), text)
 
 
 def one_line(text: str) -> str:

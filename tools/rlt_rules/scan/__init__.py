@@ -15,11 +15,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bounds import FILE_SECONDS, JOBS, OutOfBounds
 from ..config import RepoConfig
 from ..detect import DetectorSet
 from ..findings.context import Place, Places
 from ..model import Library, Status
-from ..reading import MAX_FILE_BYTES
+from ..reading import MAX_FILE_BYTES, BadPath, check_limit, check_path
 from .diff import DiffError, changed_lines
 from .engine import REASONLESS, UNUSED, FileHit, Problem, scan_files
 from .files import PYTHON_SUFFIXES, Walk, shown_path
@@ -30,9 +31,11 @@ __all__ = [
     "FILE_TIMEOUT",
     "REASONLESS",
     "UNUSED",
+    "BadPath",
     "DiffError",
     "FileHit",
     "MatchError",
+    "OutOfBounds",
     "Problem",
     "ScanPlan",
     "ScanResult",
@@ -44,6 +47,7 @@ __all__ = [
     "plan_scan",
     "scan",
     "unchecked_rules",
+    "unplaced",
 ]
 
 
@@ -125,12 +129,19 @@ def scan(
     ``plan`` (:func:`plan_scan`) leaves out the files the configuration excludes and the
     hits its ``per-file-ignores`` ignore, and says which rules are unchecked (``unchecked``
     overrides it; see :func:`unchecked_rules`; ``None``: unused suppressions not reported).
-    A file over ``max_file_bytes``, what the walk could not read, and a detector that does not
-    finish on a file within ``file_timeout`` seconds (default: the plan's, else 30) are
-    problems of the result."""
-    base = (root or Path.cwd()).absolute()
+    A file over ``max_file_bytes``, what the walk could not read, a Python file ``changed``
+    names that is not under the root (:func:`unplaced`), and a detector that does not finish
+    on a file within ``file_timeout`` seconds (default: the plan's, else 30) are problems of
+    the result. A number outside its :mod:`~rlt_rules.bounds` is an
+    :class:`~rlt_rules.bounds.OutOfBounds`, a path or root with a NUL byte a :class:`BadPath`."""
     if file_timeout is None:
         file_timeout = plan.file_timeout if plan is not None else FILE_TIMEOUT
+    _check_numbers(max_file_bytes, file_timeout, jobs)
+    for path in paths:
+        check_path(path, "path to scan")
+    if root is not None:
+        check_path(root, "root")
+    base = (root or Path.cwd()).absolute()
     walk = Walk()
     files = list(walk.files(paths))
     if plan is not None:
@@ -152,6 +163,8 @@ def scan(
         )
         for problem in walk.problems
     ]
+    if changed is not None:
+        problems += unplaced(changed, base)
     suppressed = 0
     for file, result in zip(files, results, strict=True):
         shown = shown_path(file, base)
@@ -175,6 +188,33 @@ def scan(
         suppressed += result.suppressed
     hits.sort(key=lambda h: (h.path, h.hit.line, h.hit.column, h.hit.rule_id, h.hit.detector_id))
     return ScanResult(tuple(hits), tuple(problems), len(files), suppressed, base)
+
+
+def _check_numbers(max_file_bytes: int, file_timeout: float, jobs: int | None) -> None:
+    check_limit(max_file_bytes, "max_file_bytes")
+    for name, bound, value in (("file_timeout", FILE_SECONDS, file_timeout), ("jobs", JOBS, jobs)):
+        if value is None:
+            continue
+        try:
+            bound.check(value)
+        except OutOfBounds as error:
+            raise OutOfBounds(f"{name} {error}") from None
+
+
+def unplaced(changed: Mapping[str, frozenset[int]], root: Path) -> list[Problem]:
+    """A problem for each Python file a diff changes (``changed``, paths relative to ``root``)
+    that is not a file under ``root``: its hints cannot be looked for, and saying nothing
+    would read as "no hints"."""
+    return [
+        Problem(
+            path,
+            f"the diff changes this file, but there is no such file under {root}: its hints "
+            "are not looked for (run from the root the diff's paths are relative to, or give "
+            "--root)",
+        )
+        for path in sorted(changed)
+        if path.endswith(PYTHON_SUFFIXES) and not (root / path).is_file()
+    ]
 
 
 def places_to_look(diff: str, library: Library, config: RepoConfig, cwd: Path) -> Places:

@@ -3,16 +3,18 @@
 A folder is walked in sorted order. Hidden files and folders (a name starting with ``.``) are
 skipped, as ``ast-grep scan`` and ripgrep skip them, and so is everything a ``.gitignore``
 excludes: the ``.gitignore`` files inside the walked folder and those of its parent folders up
-to the repository root (the nearest folder holding ``.git``), matched with Git's rules by
-``pathspec`` (deeper files and later lines win; an ignored folder is not entered). A file named
+to the repository root (the nearest folder holding ``.git``), matched with Git's rules in
+linear time by :mod:`rlt_rules.globs` (deeper files and later lines win; an ignored folder is
+not entered). A file named
 on the command line is always scanned, and so is a folder (as ripgrep and ``ast-grep scan`` do):
 when Git ignores the named folder itself, only the ``.gitignore`` files inside it apply.
 
 Whatever a repository holds, the walk ends: links are not followed (two links to ``.`` would
 make it grow without end; a link may lead out of the tree or to a device), only regular files
 are yielded, each real file once, and a ``.gitignore`` that is not a regular file, or is too
-large, is not read. What the walk could not read (a folder, a ``.gitignore`` line Git would
-reject) is reported in :attr:`Walk.problems`, by path and line, never silently lost.
+large, is not read. What the walk could not read (a folder, a ``.gitignore`` line that can
+match nothing, such as ``!`` or ``[z-a]``) is reported in :attr:`Walk.problems`, by path and
+line, never silently lost: the line is left out and the walk goes on, as Git goes on past it.
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
+from ..globs import Glob, GlobError, GlobSet
 from ..reading import MAX_IGNORE_BYTES, ReadRefused, read_regular
 
 #: File name endings ast-grep reads as Python.
@@ -36,12 +37,12 @@ class _Ignore:
     """One ``.gitignore``: the folder it applies to and its compiled patterns."""
 
     base: Path
-    spec: pathspec.GitIgnoreSpec
+    globs: GlobSet
 
     def check(self, path: Path, *, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included (``!pattern``); None: no pattern matched."""
         relative = path.relative_to(self.base).as_posix() + ("/" if is_dir else "")
-        return self.spec.check_file(relative).include
+        return self.globs.check(relative)
 
 
 def _ignored(path: Path, *, is_dir: bool, ignores: list[_Ignore]) -> bool:
@@ -110,15 +111,16 @@ class Walk:
                 self.problems.append(WalkProblem(path, 1, f"{error}; its patterns are not applied"))
             return None
         lines = raw.decode("utf-8", errors="replace").splitlines()
-        patterns = []  # each line compiled once: a line Git rejects is reported, the rest kept
+        globs = []  # each line compiled once: one that can match nothing is reported
         for number, line in enumerate(lines, 1):
             try:
-                patterns.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
-            except ValueError as error:  # pathspec's GitIgnorePatternError
-                self.problems.append(
-                    WalkProblem(path, number, f"not a pattern Git reads ({error}): line ignored")
-                )
-        return _Ignore(folder, pathspec.GitIgnoreSpec(patterns))
+                glob = Glob.compile(line)
+            except GlobError as error:
+                self.problems.append(WalkProblem(path, number, f"{error}; line ignored"))
+                continue
+            if glob is not None:
+                globs.append(glob)
+        return _Ignore(folder, GlobSet(globs))
 
     def _ancestor_ignores(self, folder: Path) -> list[_Ignore]:
         """The ``.gitignore`` files of ``folder``'s parents up to the repository root,

@@ -13,10 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pathspec
-
 from ..config import ConfigError, RepoConfig
 from ..detect import DetectorSet, Hit
+from ..globs import GlobError, GlobSet
 from ..model import Detector, Library, Status
 from .matcher import FILE_TIMEOUT
 
@@ -39,15 +38,15 @@ class ScanPlan:
     preview: bool
     unchecked: frozenset[str] = frozenset()
     root: Path | None = None
-    exclude: pathspec.GitIgnoreSpec | None = None
-    per_file: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = ()
+    exclude: GlobSet | None = None
+    per_file: tuple[tuple[GlobSet, frozenset[str]], ...] = ()
     #: Seconds one file's matching may take: ``[tool.rlt-rules] file-timeout``, else 30.
     file_timeout: float = FILE_TIMEOUT
 
     def excluded(self, path: Path) -> bool:
         """Whether ``exclude`` keeps ``path`` from being read."""
         relative = self._relative(path)
-        return bool(relative and self.exclude is not None and self.exclude.match_file(relative))
+        return bool(relative and self.exclude is not None and self.exclude.matches(relative))
 
     def keeps(self, path: Path, hit: Hit) -> bool:
         """Whether ``per-file-ignores`` leaves ``hit`` (in ``path``) reported."""
@@ -56,7 +55,7 @@ class ScanPlan:
             return True
         ids = {hit.rule_id, hit.qualified_id}
         return not any(
-            spec.match_file(relative) and ids & set(ignored) for spec, ignored in self.per_file
+            globs.matches(relative) and ids & set(ignored) for globs, ignored in self.per_file
         )
 
     def _relative(self, path: Path) -> str | None:
@@ -116,13 +115,21 @@ def plan_scan(
         preview=preview_on,
         unchecked=unchecked,
         root=root,
-        exclude=pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None,
+        exclude=_globs(config, config.exclude, ("exclude",)) if config.exclude else None,
         per_file=tuple(
-            (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(ids))
+            (_globs(config, [glob], ("per-file-ignores", glob)), frozenset(ids))
             for glob, ids in config.per_file_ignores.items()
         ),
         file_timeout=config.file_timeout or FILE_TIMEOUT,
     )
+
+
+def _globs(config: RepoConfig, lines: Sequence[str], keys: Sequence[str]) -> GlobSet:
+    """The patterns of ``lines`` (checked when the configuration was read)."""
+    try:
+        return GlobSet.of(lines)
+    except GlobError as error:
+        raise config.error(f"{keys[0]}: {error}", *keys) from None
 
 
 def _chosen(rule_id: str, detector_id: str, wanted: set[str] | None, ignored: set[str]) -> bool:

@@ -1,7 +1,8 @@
 """A scan's result in the four formats of ``rlt-rules scan --format``.
 
-* ``text``: ``path:line:column: R10 message (rule page URL)``, one hit a line (a control
-  character in a file name shown as an escape, so a name cannot forge a line);
+* ``text``: ``path:line:column: R10 message (rule page URL)``, one hit a line (a control,
+  separator or bidirectional character in a file name shown as an escape, so a name cannot
+  forge a line or read backwards; :func:`~rlt_rules.render.text.visible`);
 * ``json``: every hit with its span, detector, severity, message, URL and code;
 * ``sarif``: SARIF 2.1.0 whose ``tool.driver.rules`` are the detectors (each result's
   ``ruleId`` is its detector, ``R10-hasattr-guard``, as in the ast-grep export), each with its
@@ -11,6 +12,10 @@
 * ``findings``: a draft review (``schema/findings.schema.json``) with one finding per hit, rule
   and location filled and the reviewer's part marked TODO, which ``findings check`` rejects
   until it is written.
+
+A file name that is not UTF-8 is scanned and reported like any other: its undecodable bytes
+are ``\\xNN`` in text, JSON and the findings draft, and percent-encoded bytes in SARIF's URIs.
+JSON and SARIF write line separators and bidirectional controls as ``\\uXXXX`` escapes.
 """
 
 from __future__ import annotations
@@ -21,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..about import NAME, VERSION
-from ..jsonout import indented
+from ..jsonout import indented, line_safe
 from ..model import Library
-from ..render.links import rule_url
+from ..render.links import rule_url, suppression_url
 from ..render.sarif import (
     LEVELS,
     artifact_location,
@@ -32,7 +37,7 @@ from ..render.sarif import (
     envelope,
     uri_base,
 )
-from ..render.text import visible
+from ..render.text import decodable, visible
 from . import REASONLESS, UNUSED, ScanResult
 
 
@@ -93,17 +98,29 @@ def json_data(result: ScanResult, library: Library, output: Output) -> dict[str,
     }
 
 
+def _decodable(value: Any) -> Any:
+    """``value`` with every string :func:`~rlt_rules.render.text.decodable` (JSON is UTF-8)."""
+    if isinstance(value, str):
+        return decodable(value)
+    if isinstance(value, dict):
+        return {key: _decodable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_decodable(item) for item in value]
+    return value
+
+
 def json_(result: ScanResult, library: Library, output: Output) -> bytes:
-    return indented(json_data(result, library, output))
+    return line_safe(indented(_decodable(json_data(result, library, output))))
 
 
 def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str, Any]:
     tool = driver(library, output.site_url)
     tool["rules"] = detector_descriptors(library, output.site_url, preview=output.preview)
-    tool["rules"] += [
-        {"id": name, "shortDescription": {"text": text}}
-        for name, text in SUPPRESSION_DESCRIPTORS.items()
-    ]
+    for name, text in SUPPRESSION_DESCRIPTORS.items():
+        descriptor: dict[str, Any] = {"id": name, "shortDescription": {"text": text}}
+        if output.site_url:
+            descriptor["helpUri"] = suppression_url(output.site_url, name)
+        tool["rules"].append(descriptor)
     index_of = {descriptor["id"]: index for index, descriptor in enumerate(tool["rules"])}
     results = []
     for found in result.hits:
@@ -161,7 +178,7 @@ def sarif_log(result: ScanResult, library: Library, output: Output) -> dict[str,
 
 
 def sarif(result: ScanResult, library: Library, output: Output) -> bytes:
-    return indented(sarif_log(result, library, output))
+    return line_safe(indented(_decodable(sarif_log(result, library, output))))
 
 
 #: The reviewer's part of a draft finding; ``findings check`` rejects it until rewritten.
@@ -175,12 +192,20 @@ def _block(key: str, lines: list[str]) -> list[str]:
     return [f"    {key}: |-", *(f"      {line}" for line in lines)]
 
 
+def _quoted(path: str) -> str:
+    """``path`` as a YAML double-quoted scalar: JSON's escapes (which YAML reads the same),
+    line separators and bidirectional controls escaped too (YAML 1.1 folds ``U+0085``)."""
+    quoted = json.dumps(decodable(path), ensure_ascii=False).encode("utf-8")
+    return line_safe(quoted).decode("utf-8")
+
+
 def findings(result: ScanResult, library: Library, output: Output) -> bytes:
     """A findings file (YAML) with one draft finding per hit, written for people to edit."""
     out = [
         "# Draft review from `rlt-rules scan`: one finding per hint. A hint is not a verdict:",
         "# delete each finding whose code does not break its rule, replace the TODO lines of",
-        f"# the rest, then check it: `rlt-rules findings check FILE --repo {result.root}`.",
+        "# the rest, then check it: "
+        f"`rlt-rules findings check FILE --repo {visible(str(result.root))}`.",
         f"library_version: {json.dumps(library.version)}",
         "findings:" if result.hits else "findings: []",
     ]
@@ -191,7 +216,7 @@ def findings(result: ScanResult, library: Library, output: Output) -> bytes:
             f"  - rule: {hit.rule_id}",
             f"    severity: {LEVELS[hit.severity]}",
             "    location:",
-            f"      path: {json.dumps(found.path, ensure_ascii=False)}",
+            f"      path: {_quoted(found.path)}",
             f"      start_line: {hit.line}",
             f"      end_line: {hit.end_line}",
             f"      column: {hit.column}",
