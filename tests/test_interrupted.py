@@ -123,13 +123,13 @@ def test_killed_site_build_leaves_the_previous_site(tmp_path: Path) -> None:
             staging = [p for p in tmp_path.glob(".out.building-*") if any(p.iterdir())]
             return staging[0] if staging else None
 
-        staging = wait_for(writing, 120, "MkDocs to start writing the new site")
+        staging = wait_for(writing, 600, "MkDocs to start writing the new site")
         build.send_signal(signal.SIGKILL)
     finally:
         build.wait()
     assert build.returncode == -signal.SIGKILL
     # Its MkDocs child dies with it instead of writing on into the staging folder.
-    wait_for(lambda: not processes_mentioning(str(staging)), 10, "the MkDocs child to exit")
+    wait_for(lambda: not processes_mentioning(str(staging)), 120, "the MkDocs child to exit")
 
     assert tree_digest(out) == before
     assert staging.is_dir(), "the killed build could not remove its staging folder"
@@ -196,7 +196,7 @@ def export_killed_at(step: str, call: int, arguments: list[str], tmp_path: Path)
         stderr=subprocess.PIPE,
     )
     try:
-        wait_for(lambda: marker.exists() or child.poll() is not None, 60, f"os.{step} #{call}")
+        wait_for(lambda: marker.exists() or child.poll() is not None, 300, f"os.{step} #{call}")
         assert child.poll() is None, child.stderr.read().decode() if child.stderr else ""
         child.send_signal(signal.SIGKILL)
     finally:
