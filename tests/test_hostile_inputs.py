@@ -148,6 +148,16 @@ def test_a_value_no_scan_can_use_is_an_error_at_its_position(
     assert result.out == b""
 
 
+def _added_diff(target: Path, path: str, text: str) -> None:
+    """A unified diff that adds ``text`` as the new file ``path`` (review-context reads a
+    change; outside a Git work tree it must be given one)."""
+    lines = text.splitlines()
+    body = "".join(f"+{line}\n" for line in lines)
+    target.write_text(
+        f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n{body}", encoding="utf-8"
+    )
+
+
 @pytest.mark.parametrize(
     ("url", "message"),
     [
@@ -161,7 +171,8 @@ def test_a_site_url_option_that_is_no_safe_address_is_refused(
     repo: Path, url: str, message: str
 ) -> None:
     (repo / "src" / "engine.py").write_text(GUARD, encoding="utf-8")
-    for argv in (["scan", "src"], ["review-context"]):
+    _added_diff(repo / "change.diff", "src/engine.py", GUARD)
+    for argv in (["scan", "src"], ["review-context", "--diff", "change.diff"]):
         result = run(repo, *argv, "--site-url", url)
         assert result.code == 2 and message in result.err, result.err
         assert result.out == b""
@@ -188,7 +199,8 @@ def test_a_pyproject_that_is_not_utf8_is_an_error_not_passed_over(repo: Path) ->
     result = run(engine, "scan", ".")
     assert result.code == 2
     assert "pyproject.toml:2:4: not UTF-8 (byte 0xe9): TOML files are UTF-8" in result.err
-    review = run(engine, "review-context")
+    _added_diff(engine / "change.diff", "runner.py", GUARD)
+    review = run(engine, "review-context", "--diff", "change.diff")
     assert review.code == 2 and "pyproject.toml:2:4: not UTF-8" in review.err
 
 

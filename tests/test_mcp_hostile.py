@@ -404,6 +404,7 @@ NOT_FROM_A_TOOL = {
     "CorpusError": "the exam's corpora (only the CLI runs it)",
     "TasksError": "the exam's tasks folder (only the CLI runs it)",
     "FiguresError": "the exam's detector figures (only the CLI and tests run it)",
+    "SiteFolderRefused": "the site build's (the server builds no site)",
 }
 
 

@@ -31,6 +31,7 @@ import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..addresses import AddressError
+from ..bounds import OutOfBounds
 from ..config import ConfigError
 from ..diffs import DiffError
 from ..discover import DiscoveryError
@@ -38,8 +39,9 @@ from ..findings.context import ContextTooLong
 from ..findings.model import FindingsError
 from ..findings.patch import PatchError
 from ..gitdiff import GitDiffError
+from ..globs import GlobError
 from ..model import LibraryError
-from ..reading import JsonRefused, ReadRefused
+from ..reading import BadPath, JsonRefused, ReadRefused
 from ..scan import MatchError
 from ..scan.plan import SelectionError
 from .views import ViewError
@@ -64,6 +66,9 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     SelectionError,
     AddressError,
     GitDiffError,
+    OutOfBounds,
+    BadPath,
+    GlobError,
 )
 
 Functions = Mapping[str, Callable[..., Any]]

@@ -49,6 +49,7 @@ from ..scan import (
     Problem as ScanProblem,
 )
 from ..scan.engine import scan_text
+from ..scan.files import PYTHON_SUFFIXES
 from ..scan.matcher import FILE_TIMEOUT
 from ..scan.render import Output, json_data
 from . import views
@@ -62,8 +63,6 @@ from .workspace import Workspace
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 #: How an answer is named in the positions ``check_findings`` gives.
 ANSWER_NAME = "answer.yaml"
-#: File names ``scan_code`` reads as Python.
-PYTHON_SUFFIXES = (".py", ".pyi")
 
 Diff = Annotated[
     str | None,
@@ -384,9 +383,12 @@ def _scan_change(
     if paths is not None:
         found = workspace.paths(paths)
     else:
-        found = [root / path for path in sorted(changed) if (root / path).is_file()]
-        if changed and not found:
-            raise ViewError(f"none of the {len(changed)} file(s) the change names exists in {root}")
+        python = [path for path in sorted(changed) if path.endswith(PYTHON_SUFFIXES)]
+        found = [root / path for path in python if (root / path).is_file()]
+        if python and not found:
+            raise ViewError(
+                f"none of the {len(python)} Python file(s) the change names exists in {root}"
+            )
     return scan(found, detectors, changed=changed, root=root, file_timeout=file_timeout)
 
 
