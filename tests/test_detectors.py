@@ -451,10 +451,10 @@ def test_detector_mistakes_are_reported_at_their_position(
 
 def test_a_repeated_detector_id_is_reported(rules_dir: Path) -> None:
     text = (rules_dir / "R10.yaml").read_text()
-    block = text[
-        text.index("  - id: hasattr-guard") : text.index("  - id: hasattr-owned-component")
-    ]
-    (rules_dir / "R10.yaml").write_text(text + block)
+    end = text.index("  - id: hasattr-owned-component")
+    block = text[text.index("  - id: hasattr-guard") : end]
+    # inserted among the detectors (the record may end with another list, its practice bank)
+    (rules_dir / "R10.yaml").write_text(text[:end] + block + text[end:])
     found = problems(rules_dir)
     assert len(found) == 1 and "two detectors are named 'hasattr-guard'" in found[0], found
 
