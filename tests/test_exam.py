@@ -9,7 +9,6 @@ change of ``sglang/srt/model_executor``).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from corpus_pins import CORPUS, require_corpora
 
 from rlt_rules import load_library
 from rlt_rules.cli import main
@@ -35,44 +35,22 @@ RULES = ROOT / "rules"
 FIXTURES = ROOT / "tests" / "fixtures" / "exam"
 
 
-def _corpus_script():
-    spec = importlib.util.spec_from_file_location("exam_corpus", ROOT / "tools" / "corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus_script = _corpus_script()
-CORPUS = corpus_script.CACHE
-
-
 @pytest.fixture(scope="module")
 def library():
     return load_library(RULES)
 
 
-def _require_corpora() -> None:
-    missing = [pin.name for pin in corpus_script.PINS if not corpus_script.ready(CORPUS / pin.name)]
-    if missing:
-        pytest.fail(
-            f"the SGLang corpora {', '.join(missing)} are not in {CORPUS}: run "
-            f"`{corpus_script.FETCH_COMMAND}` (`./dev test` runs it)"
-        )
-
-
 @pytest.fixture(scope="module")
 def exam(library):
     """The library's tasks and the fixtures' real ones."""
-    _require_corpora()
+    require_corpora()
     return open_exam(library, FIXTURES, CORPUS)
 
 
 @pytest.fixture(scope="module")
 def change_exam(library):
     """The library's tasks and the repository's exam folder (the real change)."""
-    _require_corpora()
+    require_corpora()
     return open_exam(library, ROOT / "exam", CORPUS)
 
 

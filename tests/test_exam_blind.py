@@ -8,30 +8,16 @@ dropped; a case changed since its read (its task id differs) needs a new read.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import pytest
 import yaml
+from corpus_pins import CORPUS, require_corpora
 
 from rlt_rules import load_library
 from rlt_rules.exam import TOLERANCE, Group, open_exam
 
 ROOT = Path(__file__).resolve().parents[1]
 READS = ROOT / "exam" / "sglang-0.5.23" / "blind-reads.yaml"
-
-
-def _corpus_script():
-    spec = importlib.util.spec_from_file_location("exam_corpus_b", ROOT / "tools" / "corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus_script = _corpus_script()
 
 
 def disagreements(tasks, reads: list[dict]) -> list[str]:
@@ -65,14 +51,8 @@ def disagreements(tasks, reads: list[dict]) -> list[str]:
 
 
 def test_every_real_case_and_control_was_read_blind_as_written() -> None:
-    missing = [
-        pin.name
-        for pin in corpus_script.PINS
-        if not corpus_script.ready(corpus_script.CACHE / pin.name)
-    ]
-    if missing:
-        pytest.fail(f"corpora {missing} missing: run `{corpus_script.FETCH_COMMAND}`")
-    exam = open_exam(load_library(ROOT / "rules"), ROOT / "exam", corpus_script.CACHE)
+    require_corpora()
+    exam = open_exam(load_library(ROOT / "rules"), ROOT / "exam", CORPUS)
     reads = yaml.safe_load(READS.read_text(encoding="utf-8"))
     assert disagreements(exam.tasks, reads) == []
     real = [t for t in exam.tasks if t.group is Group.REAL and not t.source.startswith("change-")]

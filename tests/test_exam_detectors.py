@@ -10,11 +10,9 @@ fails the ratchet, with the table. After a real gain, or new cases, write the fi
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import pytest
+from corpus_pins import CORPUS, require_corpora
 
 from rlt_rules import load_library
 from rlt_rules.cli import main
@@ -27,30 +25,8 @@ RULES = ROOT / "rules"
 FIXTURES = ROOT / "tests" / "fixtures" / "exam"
 
 
-def _corpus_script():
-    spec = importlib.util.spec_from_file_location("exam_corpus_d", ROOT / "tools" / "corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus_script = _corpus_script()
-CORPUS = corpus_script.CACHE
-
-
-def _require_corpora() -> None:
-    missing = [pin.name for pin in corpus_script.PINS if not corpus_script.ready(CORPUS / pin.name)]
-    if missing:
-        pytest.fail(
-            f"the SGLang corpora {', '.join(missing)} are not in {CORPUS}: run "
-            f"`{corpus_script.FETCH_COMMAND}` (`./dev test` runs it)"
-        )
-
-
 def test_no_rule_of_the_detectors_falls_below_its_committed_figures() -> None:
-    _require_corpora()
+    require_corpora()
     library = load_library(RULES)
     exam = open_exam(library, ROOT / "exam", CORPUS)
     runs = {name: score_detectors(exam, library, preview=p) for name, p in SETS.items()}
@@ -90,7 +66,7 @@ def test_the_ratchet_sees_a_fall_a_new_noise_and_a_gain() -> None:
 
 
 def test_exam_detectors_hits_the_injected_cases_and_is_silent_on_the_controls(capsys) -> None:
-    _require_corpora()
+    require_corpora()
     argv = ["exam", "detectors", "--cases", str(FIXTURES), "--corpus", str(CORPUS)]
     assert main([*argv, "--rules", str(RULES)]) == 0
     text = capsys.readouterr().out
