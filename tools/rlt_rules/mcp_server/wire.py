@@ -148,7 +148,7 @@ class Wire:
             while True:
                 ready, _, _ = select.select([sdk_out, stop], [], [])
                 if sdk_out not in ready:
-                    os.set_blocking(sdk_out, False)
+                    os.set_blocking(sdk_out, False)  # rlt: ignore[R07] stdlib, positional only
                 chunk = _read_some(sdk_out)
                 if not chunk:
                     return
