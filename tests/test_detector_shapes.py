@@ -83,6 +83,20 @@ SHAPES = [
         ],
     ),
     (
+        "R06",
+        "three-valued-bool",
+        [
+            "def resume(self, rid) -> bool | None:\n    return None\n",
+            "def evict(self, n) -> Optional[bool]:\n    return True\n",
+        ],
+        [
+            "def resume(self, rid) -> bool:\n    return True\n",
+            # A getter of an optional setting: None means not set, not an outcome.
+            "def get_override() -> Optional[bool]:\n    return _override\n",
+            "def f(x: Optional[bool]) -> int:\n    return 1\n",
+        ],
+    ),
+    (
         "R07",
         "count-as-failure",
         ["if not max_new_tokens:\n    abort()\n    max_new_tokens = 0\n"],
@@ -91,6 +105,25 @@ SHAPES = [
             # Without the reset, `not` only skips an empty count.
             "if not num_layers:\n    continue\n",
             "if not ready:\n    ready = 0\n",
+        ],
+    ),
+    (
+        "R07",
+        "query-with-side-effect",
+        [
+            "def can_schedule(self, req, running):\n    running.add(req.lora_id)\n"
+            "    return True\n",
+            "def _should_defer(self, batch):\n    self._remaining -= 1\n    return True\n",
+            "def plan_admission(self, p):\n    self._lru.move_to_end(p)\n",
+        ],
+        [
+            # A plan building its own result.
+            "def plan_prefill(self, waiting):\n    batch = []\n    batch.append(waiting[0])\n"
+            "    return batch\n",
+            # A cache's get refreshing its LRU order, and a poll consuming finished work.
+            "def get(self, key):\n    self._lru.move_to_end(key)\n",
+            "def check_progress(self, rid):\n    self._ongoing.pop(rid, None)\n",
+            "def can_schedule(self, req):\n    return req.id in self.running\n",
         ],
     ),
     (
@@ -128,6 +161,24 @@ SHAPES = [
         ],
     ),
     (
+        "R11",
+        "internal-container-getter",
+        [
+            "class T:\n    def __init__(self):\n        self._pending = {}\n"
+            "    @property\n    def pending(self):\n        return self._pending\n",
+            "class T:\n    def __init__(self):\n        self._snapshots: dict = dict()\n"
+            "    def get_snapshots(self):\n        return self._snapshots\n",
+        ],
+        [
+            "class T:\n    def __init__(self):\n        self._pending = {}\n"
+            "    @property\n    def pending(self):\n        return dict(self._pending)\n",
+            "class T:\n    def __init__(self, pending):\n        self._pending = pending\n"
+            "    @property\n    def pending(self):\n        return self._pending\n",
+            "class T:\n    def __init__(self):\n        self._count = 0\n"
+            "    @property\n    def count(self):\n        return self._count\n",
+        ],
+    ),
+    (
         "R13",
         "version-as-capability",
         [
@@ -142,6 +193,27 @@ SHAPES = [
             "class TrtllmBackend:\n    def __init__(self, runner):\n"
             '        self.p = runner.prefill_attention_backend_str == "trtllm"\n',
             'server_args.attention_backend == "fa3"',
+        ],
+    ),
+    (
+        "R14",
+        "substitute-backend",
+        [
+            'def select(requested):\n    if requested != "auto":\n'
+            '        if not ok:\n            requested = "triton"\n',
+            "def build(name, runner):\n    try:\n        return BACKENDS[name](runner)\n"
+            '    except ImportError:\n        return BACKENDS["triton"](runner)\n',
+            'def pick(name):\n    if importlib.util.find_spec("fast_core") is None:\n'
+            '        return "python"\n    return name\n',
+        ],
+        [
+            'def select(requested):\n    if requested != "auto":\n'
+            '        raise ValueError(f"{requested} cannot run")\n',
+            "def build(name, runner):\n    try:\n        return BACKENDS[name](runner)\n"
+            "    except ImportError:\n        raise\n",
+            "def probe():\n    try:\n        import x\n    except Exception:\n"
+            '        backend = "unavailable"\n',
+            'if importlib.util.find_spec("triton") is None:\n    install_stub()\n',
         ],
     ),
     (

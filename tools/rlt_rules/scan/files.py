@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 
 import pathspec
@@ -31,6 +32,14 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 GITIGNORE = ".gitignore"
 
 
+class _Match(Enum):
+    """What one ``.gitignore`` says of a path."""
+
+    IGNORED = "ignored"
+    REINCLUDED = "reincluded"  # a ``!pattern`` matched last
+    UNMATCHED = "unmatched"
+
+
 @dataclass(frozen=True, slots=True)
 class _Ignore:
     """One ``.gitignore``: the folder it applies to and its compiled patterns."""
@@ -38,18 +47,20 @@ class _Ignore:
     base: Path
     spec: pathspec.GitIgnoreSpec
 
-    def check(self, path: Path, *, is_dir: bool) -> bool | None:
-        """True: ignored; False: re-included (``!pattern``); None: no pattern matched."""
+    def check(self, path: Path, *, is_dir: bool) -> _Match:
         relative = path.relative_to(self.base).as_posix() + ("/" if is_dir else "")
-        return self.spec.check_file(relative).include
+        include = self.spec.check_file(relative).include
+        if include is None:
+            return _Match.UNMATCHED
+        return _Match.IGNORED if include else _Match.REINCLUDED
 
 
 def _ignored(path: Path, *, is_dir: bool, ignores: list[_Ignore]) -> bool:
     verdict = False
     for ignore in ignores:
         found = ignore.check(path, is_dir=is_dir)
-        if found is not None:
-            verdict = found
+        if found is not _Match.UNMATCHED:
+            verdict = found is _Match.IGNORED
     return verdict
 
 
