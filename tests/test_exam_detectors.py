@@ -19,7 +19,7 @@ import pytest
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.exam import open_exam
-from rlt_rules.exam.detectors import score_detectors
+from rlt_rules.exam.detectors import score_detectors, undetected_rules
 from rlt_rules.exam.ratchet import FIGURES, SETS, compare, figures_of, read_figures
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,10 +95,27 @@ def test_exam_detectors_hits_the_injected_cases_and_is_silent_on_the_controls(ca
     assert main([*argv, "--rules", str(RULES)]) == 0
     text = capsys.readouterr().out
     real = text.split("real tasks: 4, 2 defect(s)\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    rows = {line.split()[0]: line.split()[1:5] for line in real[1:]}
-    # cases, hits, recall, noise
+    rows = {line.split()[0]: line.split()[1:6] for line in real[1:]}
+    # cases, hits, found, recall, noise
     assert rows == {
-        "R07": ["1", "1", "1.00", "0"],
-        "R10": ["1", "1", "1.00", "0"],
-        "all": ["2", "2", "1.00", "0"],
+        "R07": ["1", "1", "1", "1.00", "0"],
+        "R10": ["1", "1", "1", "1.00", "0"],
+        "all": ["2", "2", "2", "1.00", "0"],
     }
+    left = text.split("left to reviewers (no detector in this set): ", 1)[1].split(";", 1)[0]
+    assert left.split(", ") == list(undetected_rules(load_library(RULES), preview=False))
+
+
+def test_the_rules_no_detector_covers_are_left_to_reviewers() -> None:
+    library = load_library(RULES)
+    preview = undetected_rules(library, preview=True)
+    default = undetected_rules(library, preview=False)
+    # Each rule without any detector says why on its page.
+    assert preview and all(library.rule(rule_id).no_detector for rule_id in preview)
+    # The default set leaves out the rules whose detectors are all in preview too.
+    only_preview = [
+        rule.id
+        for rule in library.rules
+        if rule.detectors and all(d.preview for d in rule.detectors)
+    ]
+    assert set(default) == set(preview) | set(only_preview)

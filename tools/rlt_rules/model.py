@@ -171,6 +171,8 @@ class Rule:
     replaced_by: str | None = None
     retired_reason: str | None = None
     detectors: tuple[Detector, ...] = ()
+    #: Why no detector catches this rule's triggers (only on a rule without detectors).
+    no_detector: str | None = None
     source: SourceRef | None = field(default=None, compare=False)
     #: The hash, computed on first use: the site's memos look rules up by value thousands of
     #: times per build, and a rule's hash covers every example and detector.
@@ -213,6 +215,8 @@ class Rule:
             data["retired_reason"] = self.retired_reason
         if self.detectors:
             data["detectors"] = [detector.to_dict() for detector in self.detectors]
+        if self.no_detector is not None:
+            data["no_detector"] = self.no_detector
         return data
 
     @classmethod
@@ -245,6 +249,7 @@ class Rule:
             replaced_by=data.get("replaced_by"),
             retired_reason=data.get("retired_reason"),
             detectors=tuple(Detector.from_dict(item) for item in data.get("detectors", ())),
+            no_detector=data.get("no_detector"),
             source=source,
         )
 

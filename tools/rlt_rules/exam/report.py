@@ -65,9 +65,22 @@ def _groups(score: ExamScore) -> list[tuple[str, Group | None]]:
     return [*groups, ("all", None)] if len(groups) > 1 else groups or [("all", None)]
 
 
-def text_report(score: ExamScore, title: str = "Exam") -> str:
+def _left_line(left_to_reviewers: tuple[str, ...]) -> list[str]:
+    if not left_to_reviewers:
+        return []
+    return [
+        "",
+        f"left to reviewers (no detector in this set): {', '.join(left_to_reviewers)}; their "
+        "rule pages say why no pattern catches them",
+    ]
+
+
+def text_report(
+    score: ExamScore, title: str = "Exam", *, left_to_reviewers: tuple[str, ...] = ()
+) -> str:
     """Per group of tasks (library, real) and overall: cases, hits, recall, noise, valid,
-    duplicates, precision, F1 and signal-to-noise per rule; then the invalid answers."""
+    duplicates, precision, F1 and signal-to-noise per rule; then, for the detectors, the rules
+    no detector of the set covers (``left_to_reviewers``), and the invalid answers."""
     tasks = score.tasks
     lines = [
         f"{title}: {len(tasks)} task(s). A finding hits a defect when it cites its rule (or "
@@ -80,6 +93,7 @@ def text_report(score: ExamScore, title: str = "Exam") -> str:
         defects = sum(len(s.task.expected) for s in chosen)
         lines += ["", f"{name} tasks: {len(chosen)}, {defects} defect(s)"]
         lines += table_text(score.table(group))
+    lines += _left_line(left_to_reviewers)
     if score.invalid:
         lines += ["", f"invalid answers, scored as no finding: {len(score.invalid)}"]
         for task_score in score.invalid:
@@ -112,9 +126,10 @@ def table_data(table: Table) -> dict[str, Any]:
     }
 
 
-def json_report(score: ExamScore) -> bytes:
-    """The tables of :func:`text_report`, and every task's judged findings and missed defects."""
-    data = {
+def json_report(score: ExamScore, *, left_to_reviewers: tuple[str, ...] | None = None) -> bytes:
+    """The tables of :func:`text_report`, and every task's judged findings and missed defects;
+    for the detectors, ``left_to_reviewers`` too."""
+    data: dict[str, Any] = {
         "tolerance": TOLERANCE,
         "tasks": len(score.tasks),
         "groups": {name: table_data(score.table(group)) for name, group in _groups(score)},
@@ -141,4 +156,6 @@ def json_report(score: ExamScore) -> bytes:
             for s in score.tasks
         ],
     }
+    if left_to_reviewers is not None:
+        data["left_to_reviewers"] = list(left_to_reviewers)
     return indented(data)

@@ -8,7 +8,7 @@ Version policy (:func:`compare`):
 * **minor**: a rule added, a rule deprecated (or un-deprecated), a category added;
 * **patch**: any other edit of a released rule (title, statement, seed_example, rationale,
   triggers, impact, correction, examples, tags, related, replaced_by, retired_reason,
-  detectors) or of the library's title, subtitle, preamble, a category title or its
+  detectors, no_detector) or of the library's title, subtitle, preamble, a category title or its
   ``what_goes_wrong`` text.
 """
 
@@ -48,6 +48,7 @@ TEXT_FIELDS = (
     "replaced_by",
     "retired_reason",
     "detectors",
+    "no_detector",
 )
 MEANING_FIELDS = ("category",)
 
