@@ -203,7 +203,6 @@ def test_hit_positions_count_characters_from_one() -> None:
             "R11",
             "foreign-container-mutation",
             [
-                "other._queue.append(x)",
                 "class C:\n    def __init__(self, pool):\n        self.pool = pool\n"
                 "    def f(self):\n        self.pool.free.pop()\n",
                 "m.get_items().clear()",
@@ -211,6 +210,8 @@ def test_hit_positions_count_characters_from_one() -> None:
             [
                 "self._queue.append(x)",
                 "other.queue.append(x)",
+                # Another object's private container: foreign-table-write's.
+                "other._queue.append(x)",
                 "m.items().clear()",
                 # A queue the class built itself: its own part, not a component it was given.
                 "class C:\n    def __init__(self):\n        self.pending = Queue()\n"
@@ -231,6 +232,8 @@ def test_hit_positions_count_characters_from_one() -> None:
                 "    def f(self, n):\n        self.coordinator.num_reqs.fill_(n)\n",
                 "coordinator._skip_first_backup[i] = True",
                 "cache._stats['declined'] += 1",
+                "other._queue.append(x)",
+                "retries._pending.pop(req.rid, None)",
             ],
             [
                 "self._refs[b] = 0",
@@ -420,16 +423,16 @@ def test_an_invalid_pattern_is_reported_where_it_is_written(rules_dir: Path) -> 
             "rule binds",
         ),
         (
-            "        - kind: assignment\n",
-            "        - kind: assignment\n          stopBy: end\n",
+            "            - kind: assignment\n",
+            "            - kind: assignment\n              stopBy: end\n",
             "detector 'foreign-field-write': stopBy belongs in a relational rule (inside, has, "
             "follows, precedes)",
         ),
         (
-            "        - kind: assignment\n",
-            "        - kind: assignment\n          patern: x\n",
-            "unknown field 'patern' in detectors[0].rule.all[0]; allowed fields: all, any, field, "
-            "follows, has, inside, kind, not, pattern, precedes, regex, stopBy",
+            "            - kind: assignment\n",
+            "            - kind: assignment\n              patern: x\n",
+            "unknown field 'patern' in detectors[0].rule.any[0].all[0]; allowed fields: all, any, "
+            "field, follows, has, inside, kind, not, pattern, precedes, regex, stopBy",
         ),
         (
             "    severity: hint\n",

@@ -17,7 +17,7 @@ from corpus_pins import CORPUS, require_corpora
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.exam import open_exam
-from rlt_rules.exam.detectors import score_detectors
+from rlt_rules.exam.detectors import score_detectors, undetected_rules
 from rlt_rules.exam.ratchet import FIGURES, SETS, compare, figures_of, read_figures
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,3 +78,24 @@ def test_exam_detectors_hits_the_injected_cases_and_is_silent_on_the_controls(ca
         "R10": ["1", "1", "1", "1.00", "0"],
         "all": ["2", "2", "2", "1.00", "0"],
     }
+    left = text.split("left to reviewers (no detector in this set): ", 1)[1].split(";", 1)[0]
+    assert left.split(", ") == list(undetected_rules(load_library(RULES), preview=False))
+    assert (
+        "real tasks of the rules with a detector in this set: 2 case(s), 2 hit(s), recall 1.00, "
+        "noise 0, precision 1.00\n" in text
+    )
+
+
+def test_the_rules_no_detector_covers_are_left_to_reviewers() -> None:
+    library = load_library(RULES)
+    preview = undetected_rules(library, preview=True)
+    default = undetected_rules(library, preview=False)
+    # Each rule without any detector says why on its page.
+    assert preview and all(library.rule(rule_id).no_detector for rule_id in preview)
+    # The default set leaves out the rules whose detectors are all in preview too.
+    only_preview = [
+        rule.id
+        for rule in library.rules
+        if rule.detectors and all(d.preview for d in rule.detectors)
+    ]
+    assert set(default) == set(preview) | set(only_preview)

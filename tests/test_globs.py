@@ -14,7 +14,10 @@ import time
 import pathspec
 import pytest
 
-from rlt_rules.globs import Glob, GlobError, GlobSet
+from rlt_rules.globs import Glob, GlobError, GlobSet, PathMatch
+
+#: pathspec's verdict (include: True, False, None) as the matcher names it.
+AS_MATCH = {True: PathMatch.EXCLUDED, False: PathMatch.REINCLUDED, None: PathMatch.UNMATCHED}
 
 #: Pieces of patterns and path segments small enough for pathspec's regexes to finish.
 ATOMS = ["a", "b", "*", "?", "[ab]", "[!b]", "[!a]a", "[a-b]", "**", "ab", "\\*", "."]
@@ -51,19 +54,19 @@ def _pathspec(lines: list[str]) -> pathspec.GitIgnoreSpec:
 @pytest.mark.parametrize("seed", range(4))
 def test_the_matcher_means_what_pathspecs_gitignore_spec_means(seed: int) -> None:
     rng = random.Random(seed)
-    verdicts: dict[bool | None, int] = {}
+    verdicts: dict[PathMatch, int] = {}
     differences = []
     for _ in range(3000):
         lines = [_pattern(rng) for _ in range(rng.randint(1, 3))]
         theirs, ours = _pathspec(lines), GlobSet.of(lines)
         for _ in range(5):
             path = _path(rng)
-            expected = theirs.check_file(path).include
+            expected = AS_MATCH[theirs.check_file(path).include]
             verdicts[expected] = verdicts.get(expected, 0) + 1
             if ours.check(path) != expected:
                 differences.append((lines, path, expected, ours.check(path)))
     assert differences == []
-    assert min(verdicts.get(verdict, 0) for verdict in (True, False, None)) > 500  # all met
+    assert min(verdicts.get(verdict, 0) for verdict in PathMatch) > 500  # all met
 
 
 @pytest.mark.parametrize(
@@ -90,7 +93,7 @@ def test_the_matcher_means_what_pathspecs_gitignore_spec_means(seed: int) -> Non
     ],
 )
 def test_gits_meaning(patterns: list[str], path: str, verdict: bool | None) -> None:
-    assert GlobSet.of(patterns).check(path) is verdict
+    assert GlobSet.of(patterns).check(path) is AS_MATCH[verdict]
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,13 @@ def _empty_category(library: Library, rules: Rules) -> None:
     library["categories"].append({**library["categories"][0], "id": "unused", "title": "Unused"})
 
 
+def _no_detector_beside_detectors(library: Library, rules: Rules) -> None:
+    rules[0]["detectors"] = [
+        {"id": "returns", "message": "m", "severity": "hint", "rule": {"kind": "return_statement"}}
+    ]
+    rules[0]["no_detector"] = "No syntax shows it."
+
+
 #: For each check, how to break it, the message fragment it reports, and the JSON pointer
 #: (in the bundle) of the value it points at. A bundle has no file names, so the check that an
 #: id matches its file has no bundle case (``None``).
@@ -83,6 +90,11 @@ BREAKS: dict[str, tuple[Callable[[Library, Rules], None], str, str | None]] = {
         "/rules/0/practice/1/name",
     ),
     "no_empty_category": (_empty_category, "'unused' has no rules", "/library/categories/2/id"),
+    "no_detector_without_detectors": (
+        _no_detector_beside_detectors,
+        "but the rule has detectors",
+        "/rules/0/no_detector",
+    ),
 }
 
 

@@ -16,8 +16,13 @@ pytest_plugins = ["site_fixtures"]
 from site_fixtures import ROOT, BuiltSite  # noqa: E402
 
 
-def test_a_rule_without_detectors_has_no_section() -> None:
-    assert hints_markdown(load_library(ROOT / "rules").rule("R01")) == []
+def test_a_rule_without_detectors_says_why_or_has_no_section() -> None:
+    rule = load_library(ROOT / "rules").rule("R01")
+    assert rule.detectors == () and rule.no_detector
+    text = "\n".join(hints_markdown(rule))
+    assert text.startswith("## Automated hints\n\n**No detector:** A step that does too much")
+    assert "Reviewers are the check for this rule" in text
+    assert hints_markdown(replace(rule, no_detector=None)) == []
 
 
 def test_each_detector_says_what_it_looks_for_misses_and_matches() -> None:
@@ -55,4 +60,4 @@ def test_the_built_rule_page_shows_its_hints(built_site: BuiltSite) -> None:
     assert "R10-hasattr-guard" in page
     assert 'hasattr(self, "$NAME")' in page
     other = (built_site.directory / "rules" / "R01" / "index.html").read_text(encoding="utf-8")
-    assert "Automated hints" not in other
+    assert "No detector:" in other and "R01-" not in other

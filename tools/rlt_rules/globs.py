@@ -401,6 +401,19 @@ class Glob:
         return Reach.FOLDER if partly else None
 
 
+class PathMatch(Enum):
+    """What a set of patterns says of a path: the last pattern meeting it excludes it, a ``!``
+    pattern re-includes it, or no pattern meets it."""
+
+    EXCLUDED = "excluded"
+    REINCLUDED = "reincluded"
+    UNMATCHED = "unmatched"
+
+
+def _outcome(include: bool) -> PathMatch:
+    return PathMatch.EXCLUDED if include else PathMatch.REINCLUDED
+
+
 class GlobSet:
     """Patterns in order, read as Git reads one ``.gitignore`` (pathspec's ``GitIgnoreSpec``):
     the last pattern that meets the path itself decides, else the last that meets one of its
@@ -414,10 +427,9 @@ class GlobSet:
         """The patterns of ``lines``; :class:`GlobError` at the first that cannot match."""
         return cls(glob for line in lines if (glob := Glob.compile(line)) is not None)
 
-    def check(self, path: str) -> bool | None:
-        """True: ignored (excluded); False: re-included by a ``!`` pattern; None: no pattern
-        meets ``path``."""
-        through_folder: bool | None = None
+    def check(self, path: str) -> PathMatch:
+        """Whether ``path`` is excluded, re-included by a ``!`` pattern, or met by none."""
+        through_folder = PathMatch.UNMATCHED
         segments = path.split("/")
         present = frozenset(segments)
         for glob in reversed(self.globs):
@@ -425,11 +437,11 @@ class GlobSet:
                 continue  # a name it needs is not in the path: checked once, in C
             reach = glob.reach_segments(segments)
             if reach is Reach.FILE:
-                return glob.include
-            if reach is Reach.FOLDER and through_folder is None:
-                through_folder = glob.include
+                return _outcome(glob.include)
+            if reach is Reach.FOLDER and through_folder is PathMatch.UNMATCHED:
+                through_folder = _outcome(glob.include)
         return through_folder
 
     def matches(self, path: str) -> bool:
         """Whether the patterns exclude ``path``."""
-        return bool(self.check(path))
+        return self.check(path) is PathMatch.EXCLUDED

@@ -200,6 +200,8 @@ class Rule:
     detectors: tuple[Detector, ...] = ()
     #: The practice bank's programs for this rule (the record's optional ``practice``).
     practice: tuple[PracticeProgram, ...] = ()
+    #: Why no detector catches this rule's triggers (only on a rule without detectors).
+    no_detector: str | None = None
     source: SourceRef | None = field(default=None, compare=False)
     #: The hash, computed on first use: the site's memos look rules up by value thousands of
     #: times per build, and a rule's hash covers every example and detector.
@@ -244,6 +246,8 @@ class Rule:
             data["detectors"] = [detector.to_dict() for detector in self.detectors]
         if self.practice:
             data["practice"] = [program.to_dict() for program in self.practice]
+        if self.no_detector is not None:
+            data["no_detector"] = self.no_detector
         return data
 
     @classmethod
@@ -283,6 +287,7 @@ class Rule:
                 PracticeProgram.from_dict(item, code_source)
                 for item, code_source in zip(practice, practice_sources, strict=True)
             ),
+            no_detector=data.get("no_detector"),
             source=source,
         )
 

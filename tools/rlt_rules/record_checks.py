@@ -204,6 +204,17 @@ def no_empty_category(records: Records) -> Iterable[Diagnostic]:
             )
 
 
+def no_detector_without_detectors(records: Records) -> Iterable[Diagnostic]:
+    for rule in records.rules:
+        if rule.value("no_detector") is not None and rule.value("detectors"):
+            yield rule.at(
+                ("no_detector",),
+                "no_detector says no pattern catches this rule, but the rule has detectors: "
+                "remove no_detector, or the detectors",
+                rule.value("id"),
+            )
+
+
 #: Every check across records, in the order their diagnostics are listed. Both readers run
 #: all of them: ``validate`` on a rules folder, ``read_bundle`` on a bundle.
 CHECKS: tuple[Check, ...] = (
@@ -216,6 +227,7 @@ CHECKS: tuple[Check, ...] = (
     unique_example_names,
     unique_practice_names,
     no_empty_category,
+    no_detector_without_detectors,
 )
 
 

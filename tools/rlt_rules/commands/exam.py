@@ -191,8 +191,12 @@ def run_detectors(args: argparse.Namespace) -> int:
     for problem in result.problems:
         print(problem, file=sys.stderr)
     title = "Detectors, preview set" if args.preview else "Detectors, default set"
-    score = result.score
-    _print(json_report(score) if args.format == "json" else text_report(score, title))
+    score, left = result.score, result.left_to_reviewers
+    _print(
+        json_report(score, left_to_reviewers=left)
+        if args.format == "json"
+        else text_report(score, title, left_to_reviewers=left)
+    )
     return EXIT_OK
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import RepoConfig
-from ..model import Library
+from ..model import Library, Status
 from ..scan import REASONLESS, UNUSED, changed_lines, plan_scan, scan
 from .output import REPO
 from .scoring import Answered, ExamScore, score_exam
@@ -32,10 +32,23 @@ class DetectorRun:
 
 @dataclass(frozen=True, slots=True)
 class DetectorExam:
-    """The detectors' score, and the scan's problems (see :class:`DetectorRun`)."""
+    """The detectors' score, the scan's problems (see :class:`DetectorRun`), and the active
+    rules no detector of the set covers: their cases are left to reviewers."""
 
     score: ExamScore
     problems: tuple[str, ...]
+    left_to_reviewers: tuple[str, ...] = ()
+
+
+def undetected_rules(library: Library, *, preview: bool) -> tuple[str, ...]:
+    """The active rules without a detector in the set (the default detectors, or with
+    ``preview`` every detector): no hint of the set can ever hit their cases."""
+    return tuple(
+        rule.id
+        for rule in library.rules
+        if rule.status is Status.ACTIVE
+        and not any(preview or not detector.preview for detector in rule.detectors)
+    )
 
 
 def detector_answers(
@@ -77,4 +90,4 @@ def score_detectors(
     """The detectors' exam score (see :func:`detector_answers`)."""
     run = detector_answers(exam, library, preview=preview, config=config)
     score = score_exam(exam.tasks, run.answers, [rule.id for rule in library.rules])
-    return DetectorExam(score, run.problems)
+    return DetectorExam(score, run.problems, undetected_rules(library, preview=preview))

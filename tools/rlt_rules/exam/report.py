@@ -6,7 +6,7 @@ from typing import Any
 
 from ..jsonout import indented
 from .scoring import ExamScore, Table, Tally
-from .tasks import TOLERANCE, Group
+from .tasks import OUTSIDE, TOLERANCE, Group
 
 #: The columns of a table: heading, width.
 _COLUMNS = (
@@ -65,9 +65,42 @@ def _groups(score: ExamScore) -> list[tuple[str, Group | None]]:
     return [*groups, ("all", None)] if len(groups) > 1 else groups or [("all", None)]
 
 
-def text_report(score: ExamScore, title: str = "Exam") -> str:
+def covered_tally(score: ExamScore, left_to_reviewers: tuple[str, ...]) -> Tally | None:
+    """The real tasks' figures over the rules a detector of the set covers (every rule row but
+    ``left_to_reviewers`` and findings outside the rules); None without real tasks."""
+    if not any(s.task.group is Group.REAL for s in score.tasks):
+        return None
+    covered = Tally()
+    for rule, tally in score.table(Group.REAL).rows.items():
+        if rule not in left_to_reviewers and rule != OUTSIDE:
+            covered.add(tally)
+    return covered
+
+
+def _left_lines(score: ExamScore, left_to_reviewers: tuple[str, ...]) -> list[str]:
+    if not left_to_reviewers:
+        return []
+    lines = [
+        "",
+        f"left to reviewers (no detector in this set): {', '.join(left_to_reviewers)}; each "
+        "rule's page says why",
+    ]
+    covered = covered_tally(score, left_to_reviewers)
+    if covered is not None:
+        lines.append(
+            f"real tasks of the rules with a detector in this set: {covered.cases} case(s), "
+            f"{covered.hits} hit(s), recall {_ratio(covered.recall)}, noise {covered.noise}, "
+            f"precision {_ratio(covered.precision)}"
+        )
+    return lines
+
+
+def text_report(
+    score: ExamScore, title: str = "Exam", *, left_to_reviewers: tuple[str, ...] = ()
+) -> str:
     """Per group of tasks (library, real) and overall: cases, hits, recall, noise, valid,
-    duplicates, precision, F1 and signal-to-noise per rule; then the invalid answers."""
+    duplicates, precision, F1 and signal-to-noise per rule; then, for the detectors, the rules
+    no detector of the set covers (``left_to_reviewers``), and the invalid answers."""
     tasks = score.tasks
     lines = [
         f"{title}: {len(tasks)} task(s). A finding hits a defect when it cites its rule (or "
@@ -80,6 +113,7 @@ def text_report(score: ExamScore, title: str = "Exam") -> str:
         defects = sum(len(s.task.expected) for s in chosen)
         lines += ["", f"{name} tasks: {len(chosen)}, {defects} defect(s)"]
         lines += table_text(score.table(group))
+    lines += _left_lines(score, left_to_reviewers)
     if score.invalid:
         lines += ["", f"invalid answers, scored as no finding: {len(score.invalid)}"]
         for task_score in score.invalid:
@@ -112,9 +146,10 @@ def table_data(table: Table) -> dict[str, Any]:
     }
 
 
-def json_report(score: ExamScore) -> bytes:
-    """The tables of :func:`text_report`, and every task's judged findings and missed defects."""
-    data = {
+def json_report(score: ExamScore, *, left_to_reviewers: tuple[str, ...] | None = None) -> bytes:
+    """The tables of :func:`text_report`, and every task's judged findings and missed defects;
+    for the detectors, ``left_to_reviewers`` too."""
+    data: dict[str, Any] = {
         "tolerance": TOLERANCE,
         "tasks": len(score.tasks),
         "groups": {name: table_data(score.table(group)) for name, group in _groups(score)},
@@ -141,4 +176,9 @@ def json_report(score: ExamScore) -> bytes:
             for s in score.tasks
         ],
     }
+    if left_to_reviewers is not None:
+        data["left_to_reviewers"] = list(left_to_reviewers)
+        covered = covered_tally(score, left_to_reviewers)
+        if covered is not None:
+            data["covered_real"] = _figures(covered)
     return indented(data)

@@ -8,8 +8,8 @@ Version policy (:func:`compare`):
 * **minor**: a rule added, a rule deprecated (or un-deprecated), a category added;
 * **patch**: any other edit of a released rule (title, statement, seed_example, rationale,
   triggers, impact, correction, examples, tags, related, replaced_by, retired_reason,
-  detectors, practice) or of the library's title, subtitle, preamble, a category title or its
-  ``what_goes_wrong`` text.
+  detectors, practice, no_detector) or of the library's title, subtitle, preamble, a category
+  title or its ``what_goes_wrong`` text.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ TEXT_FIELDS = (
     "retired_reason",
     "detectors",
     "practice",
+    "no_detector",
 )
 MEANING_FIELDS = ("category",)
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..globs import Glob, GlobError, GlobSet
+from ..globs import Glob, GlobError, GlobSet, PathMatch
 from ..reading import MAX_IGNORE_BYTES, ReadRefused, read_regular
 
 #: File name endings ast-grep reads as Python.
@@ -39,8 +39,7 @@ class _Ignore:
     base: Path
     globs: GlobSet
 
-    def check(self, path: Path, *, is_dir: bool) -> bool | None:
-        """True: ignored; False: re-included (``!pattern``); None: no pattern matched."""
+    def check(self, path: Path, *, is_dir: bool) -> PathMatch:
         relative = path.relative_to(self.base).as_posix() + ("/" if is_dir else "")
         return self.globs.check(relative)
 
@@ -49,8 +48,8 @@ def _ignored(path: Path, *, is_dir: bool, ignores: list[_Ignore]) -> bool:
     verdict = False
     for ignore in ignores:
         found = ignore.check(path, is_dir=is_dir)
-        if found is not None:
-            verdict = found
+        if found is not PathMatch.UNMATCHED:
+            verdict = found is PathMatch.EXCLUDED
     return verdict
 
 

@@ -2,9 +2,10 @@
 it does not see, whether it is on by default (a preview one says why not), its measured
 precision on the judged real-engine corpus, and its ast-grep rule.
 
-Returns Markdown lines for :func:`rlt_rules.site.pages.rule_page` to splice in (nothing for a
-rule without detectors). Library text goes through the same inert-Markdown path as every other
-field of the page; the ast-grep rule is a YAML block, fenced as every view fences code.
+Returns Markdown lines for :func:`rlt_rules.site.pages.rule_page` to splice in (for a rule
+without detectors, why none: its ``no_detector`` sentence, or nothing). Library text goes through
+the same inert-Markdown path as every other field of the page; the ast-grep rule is a YAML
+block, fenced as every view fences code.
 """
 
 from __future__ import annotations
@@ -51,9 +52,19 @@ def measured_markdown(measured: Measured) -> str:
 
 
 def hints_markdown(rule: Rule, cache: PageCache | None = None) -> list[str]:
-    """The section's lines, ending with a blank line; empty when the rule has no detectors."""
+    """The section's lines, ending with a blank line; for a rule without detectors, why none
+    (its ``no_detector``), or nothing when it does not say."""
     if not rule.detectors:
-        return []
+        if rule.no_detector is None:
+            return []
+        return [
+            "## Automated hints",
+            "",
+            f"**No detector:** {_markdown(rule.no_detector, at_line_start=False)} "
+            f"Reviewers are the check for this rule: `rlt-rules scan` raises nothing for it, "
+            "and the detectors' exam leaves its cases to reviewers.",
+            "",
+        ]
     memo = (cache or PageCache()).detector_yaml
     out = [
         "## Automated hints",
