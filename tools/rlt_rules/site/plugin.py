@@ -360,6 +360,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
     def on_env(self, env, config: MkDocsConfig, files: Files):
         if self._preview is not None:
             env.bytecode_cache = self._preview.templates
+        version = self._current().site.library.version
+        env.globals["rlt_published_url"] = versioned_site_url(config.site_url, version) or ""
         return env
 
     # --- serving and publishing ------------------------------------------------------------------
