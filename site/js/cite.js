@@ -70,6 +70,21 @@
     }
   }
 
-  if (window.document$ && window.document$.subscribe) window.document$.subscribe(fill);
-  else document.addEventListener("DOMContentLoaded", fill);
+  // The outdated-version banner's link to this page in the latest version (overrides/main.html)
+  // keeps the fragment the reader is at: a cited trigger stays cited.
+  function keepFragment() {
+    var links = document.querySelectorAll("a[data-rlt-latest]");
+    for (var i = 0; i < links.length; i += 1) {
+      links[i].href = links[i].href.split("#")[0] + location.hash;
+    }
+  }
+
+  function start() {
+    fill();
+    keepFragment();
+  }
+
+  window.addEventListener("hashchange", keepFragment);
+  if (window.document$ && window.document$.subscribe) window.document$.subscribe(start);
+  else document.addEventListener("DOMContentLoaded", start);
 })();
