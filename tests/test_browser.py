@@ -21,6 +21,7 @@ from rlt_rules import Library, load_library
 from rlt_rules.model import Example, Rule
 from rlt_rules.pairs import pairs_of
 from rlt_rules.render.text import expected_output
+from rlt_rules.site.cite import cite_anchor
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.titles import text_segments
 
@@ -442,22 +443,20 @@ def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Pat
         expect(page).to_have_url(f"{url}1.2.0/")
         expect(page.locator("[data-md-component=outdated]")).to_be_visible()
         expect(page.locator("[data-md-component=outdated]")).to_contain_text("older version")
-        # The banner leads to the same page in the latest version, on a wide screen and a phone.
-        rule_id = _fixture_rule_id()
+        # The banner leads to the same page in the latest version, on a wide screen and a phone,
+        # keeping the fragment: the cited item (issue 31, section 3).
+        rule = load_library(FIXTURE_RULES).rules[0]
+        rule_id, fragment = rule.id, "#" + cite_anchor("impact", rule.impact)
         for width in (1280, 390):
             with _page_at(page.context.browser, width=width) as narrow:
                 narrow.goto(f"{url}1.2.0/")  # the version selector notes the version is old
-                narrow.goto(f"{url}1.2.0/rules/{rule_id}/")
+                narrow.goto(f"{url}1.2.0/rules/{rule_id}/{fragment}")
                 latest = narrow.locator("[data-md-component=outdated] a[data-rlt-latest]")
                 expect(latest).to_be_visible()
                 latest.click()
-                expect(narrow).to_have_url(f"{url}latest/rules/{rule_id}/")
+                expect(narrow).to_have_url(f"{url}latest/rules/{rule_id}/{fragment}")
                 expect(narrow.locator("h1")).to_contain_text(rule_id)
                 expect(narrow.locator("[data-md-component=outdated]")).to_be_hidden()
-
-
-def _fixture_rule_id() -> str:
-    return load_library(FIXTURE_RULES).rules[0].id
 
 
 def _git(cwd: Path, *arguments: str, text: bool = True):

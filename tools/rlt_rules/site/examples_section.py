@@ -18,6 +18,7 @@ from ..model import Example, ExampleKind, Rule
 from ..pairs import ExamplePair, MarkerCache, pairs_of
 from ..render.code import fenced
 from ..render.text import OUTPUT_LINE, expected_output
+from .cite import cite_anchor, cite_marker
 from .markup import markdown as inert
 from .markup import md_text
 from .titles import md_title, name_as_written, pair_heading
@@ -224,12 +225,17 @@ def _example_body(
     kind = html.escape(str(example.kind))
     classes = f"rlt-example rlt-example--{kind}" + (" rlt-example--paired" if paired else "")
     marked = shown_marked_lines(example.code, rule_id, markers)
+    # Its anchor: from its kind, name and code (names are unique per kind within a rule).
+    text = f"{kind} {example.name}\n{example.code}"
+    anchor = cite_anchor("example", text)
+    label = f"{kind} {example.title}"
+    cite = cite_marker(rule_id, "example", text, anchor, target=False, label=label)
     return "\n\n".join(
         [
-            f'<div class="{classes}" data-example="{kind}-{html.escape(example.name)}" '
-            'markdown="1">',
+            f'<div class="{classes}" id="{anchor}" '
+            f'data-example="{kind}-{html.escape(example.name)}" markdown="1">',
             f'<span class="rlt-kind">{_kind_label(example.kind)}:</span> '
-            f"**{md_title(example.title)}**",
+            f"**{md_title(example.title)}** {cite}",
             '<div class="rlt-explanation" markdown="1">',
             inert(example.explanation),
             "</div>",

@@ -336,6 +336,9 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
     def _page_context_first(self, context, page: Page, config: MkDocsConfig, nav: Navigation):
         build = self._current()
         rule = build.rules_by_uri.get(page.file.src_uri)
+        if rule is not None:  # its copy buttons' address (js/cite.js)
+            version = build.site.library.version
+            context["rlt_published_url"] = versioned_site_url(config.site_url, version)
         if rule is not None and rule.tags:
             context["tags"] = chips(
                 rule.tags, build.listing_uri, directory_urls=config.use_directory_urls

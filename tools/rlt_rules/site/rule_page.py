@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..model import Category, Library, Rule, Status
 from ..releases import NEXT, RuleHistory
 from .cache import PageCache
+from .cite import Anchors, cite_marker
 from .examples_section import examples_section
 from .hints import hints_markdown
 from .markup import (
@@ -128,6 +129,11 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         f'**Status:** <span class="rlt-status rlt-status--{rule.status}">{rule.status}</span>',
         *_history_facts(page.history, rule, here),
     ]
+    anchors = Anchors()
+
+    def cited(kind: str, text: str) -> str:
+        return cite_marker(rule.id, kind, text, anchors.anchor(kind, text), target=True)
+
     out += [
         markdown(rule.statement),
         "",
@@ -139,13 +145,20 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         "",
         "A reviewer can spot these in a diff:",
         "",
-        *(_list_item(markdown(trigger, at_line_start=False)) for trigger in rule.triggers),
+        *(
+            _list_item(cited("trigger", trigger) + " " + markdown(trigger, at_line_start=False))
+            for trigger in rule.triggers
+        ),
         "",
         "## Impact",
+        "",
+        cited("impact", rule.impact),
         "",
         markdown(rule.impact),
         "",
         "## Correction",
+        "",
+        cited("correction", rule.correction),
         "",
         markdown(rule.correction),
         "",
