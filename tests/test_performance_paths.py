@@ -584,7 +584,10 @@ def _lesson_rules_edited(rules: Path) -> None:
     validate refuses a relative link in rule text, which the exports could not follow)."""
     block = "\n\n  ### Where it shows\n\n  ```python\n  plan = admit(request)\n  ```\n\n  "
     edit(rules / "R05.yaml", "statement: |-\n  ", f"statement: |-\n  Before.{block}")
-    link = "See [the lesson's opening](https://rlt-rules.example/1.0.0/learn/#learn) first.\n\n  ```text\n  out\n  ```"
+    link = (
+        "See [the lesson's opening](https://rlt-rules.example/1.0.0/learn/#learn) first."
+        "\n\n  ```text\n  out\n  ```"
+    )
     edit(rules / "R07.yaml", "statement: |-\n  ", f"statement: |-\n  {link}\n\n  ")
 
 
