@@ -1,8 +1,9 @@
 """A build or an export killed with SIGKILL leaves the previous output intact.
 
-Real processes, really killed: ``rlt-rules site build`` on a 300-rule library is killed once its
-MkDocs child is writing the new site; ``rlt-rules export`` runs in a child that pauses at a
-chosen step of the write (a patched ``os.fsync`` or ``os.replace``) until it is killed there.
+Real processes, really killed, each paused at a chosen step until the kill (no timing
+guesses): ``rlt-rules site build`` on a 300-rule library as MkDocs, in its process, opens the
+new site's 20th page; ``rlt-rules export`` at a chosen step of the write (a patched
+``os.fsync`` or ``os.replace``).
 What "intact" means:
 
 * the site folder, and a single exported file, are byte for byte the previous ones;
@@ -69,21 +70,6 @@ def cli_env() -> dict[str, str]:
     return env
 
 
-def processes_mentioning(text: str) -> list[int]:
-    """Running processes whose command line contains ``text`` (Linux /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if text in command:
-            found.append(int(entry.name))
-    return found
-
-
 def dead_pid() -> int:
     """The id of a process that has exited."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -103,6 +89,32 @@ def leftovers(directory: Path) -> list[str]:
 # --- site build ------------------------------------------------------------------------------
 
 
+#: Runs ``rlt-rules ARGUMENTS`` with MkDocs pausing (marker written, then sleeping) as it opens
+#: the 20th page of the new site for writing: killed there, the build is mid-write, always.
+PAUSING_SITE_BUILD = """
+import builtins, os, sys, time
+from pathlib import Path
+
+marker = Path(sys.argv[1])
+real_open = builtins.open
+pages = 0
+
+def pausing_open(file, mode="r", *args, **kwargs):
+    global pages
+    name = str(file)
+    if "w" in mode and ".building-" in name and name.endswith("index.html"):
+        pages += 1
+        if pages == 20:
+            marker.write_text(str(os.getpid()))
+            time.sleep(600)
+    return real_open(file, mode, *args, **kwargs)
+
+builtins.open = pausing_open
+from rlt_rules.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
 def test_killed_site_build_leaves_the_previous_site(tmp_path: Path) -> None:
     rules = write_library(tmp_path / "rules", 300)
     out = tmp_path / "out"
@@ -110,29 +122,27 @@ def test_killed_site_build_leaves_the_previous_site(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stdout + first.stderr
     before = tree_digest(out)
 
+    marker = tmp_path / "paused"
+    arguments = ["site", "build", "--rules", str(rules), "--site-dir", str(out)]
     build = subprocess.Popen(
-        [sys.executable, "-m", "rlt_rules", "site", "build", "--rules", str(rules)]
-        + ["--site-dir", str(out)],
+        [sys.executable, "-c", PAUSING_SITE_BUILD, str(marker), *arguments],
         env=cli_env(),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
-
-        def writing() -> Path | None:
-            staging = [p for p in tmp_path.glob(".out.building-*") if any(p.iterdir())]
-            return staging[0] if staging else None
-
-        staging = wait_for(writing, 600, "MkDocs to start writing the new site")
+        wait_for(lambda: marker.exists() or build.poll() is not None, 600, "MkDocs mid-write")
+        assert build.poll() is None, build.stderr.read().decode() if build.stderr else ""
         build.send_signal(signal.SIGKILL)
     finally:
         build.wait()
+        if build.stderr:
+            build.stderr.close()
     assert build.returncode == -signal.SIGKILL
-    # Its MkDocs child dies with it instead of writing on into the staging folder.
-    wait_for(lambda: not processes_mentioning(str(staging)), 120, "the MkDocs child to exit")
+    staging = [path for path in tmp_path.glob(".out.building-*") if any(path.iterdir())]
 
     assert tree_digest(out) == before
-    assert staging.is_dir(), "the killed build could not remove its staging folder"
+    assert len(staging) == 1, "the killed build could not remove its staging folder"
 
     # The next build works and removes what the killed one left.
     again = run_cli("site", "build", "--rules", str(FIXTURE_RULES), "--site-dir", str(out))
