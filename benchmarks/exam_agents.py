@@ -26,23 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from rlt_rules import load_library  # noqa: E402
-from rlt_rules.exam import Group, open_exam  # noqa: E402
+from rlt_rules.exam import TaskKind, open_exam  # noqa: E402
 from rlt_rules.exam.answers import read_answers  # noqa: E402
 from rlt_rules.exam.output import write_tasks  # noqa: E402
 from rlt_rules.exam.scoring import Outcome, score_exam  # noqa: E402
-from rlt_rules.exam.tasks import touches  # noqa: E402
 
-KINDS = ("case", "control", "change", "library-bad", "library-good")
-
-
-def kind_of(task) -> str:
-    if task.group is Group.LIBRARY:
-        return "library-good" if not task.expected else "library-bad"
-    if task.source.startswith("control-"):
-        return "control"
-    if task.source.startswith("change-"):
-        return "change"
-    return "case"
+KINDS = tuple(str(kind) for kind in TaskKind)
 
 
 def figures(run: Path, corpus: Path) -> dict:
@@ -63,17 +52,14 @@ def figures(run: Path, corpus: Path) -> dict:
             score = score_exam(tasks, read.findings, [r.id for r in library.rules], read.invalid)
             rows: dict[str, Counter] = {kind: Counter() for kind in KINDS}
             for task_score in score.tasks:
-                row = rows[kind_of(task_score.task)]
+                row = rows[str(task_score.task.kind)]
                 row["tasks"] += 1
                 row["defects"] += len(task_score.task.expected)
                 row["found"] += len(task_score.found)
                 for judged in task_score.judged:
                     row["findings"] += 1
                     if judged.outcome is Outcome.NOISE:
-                        finding = judged.finding
-                        where = (finding.path, finding.start_line, finding.end_line)
-                        on = any(touches(*where, e) for e in task_score.task.expected)
-                        row["other rule" if on else "off"] += 1
+                        row["other rule" if judged.miscited else "off"] += 1
                     else:
                         row[str(judged.outcome)] += 1
             real = sum((rows[k] for k in ("case", "control", "change")), Counter())

@@ -27,7 +27,7 @@ from rlt_rules.exam import OUTSIDE, CorpusError, ExamDataError, Group, load_exam
 from rlt_rules.exam.library_tasks import EXAMPLE_FILE
 from rlt_rules.exam.output import INDEX, write_tasks
 from rlt_rules.exam.scoring import Answered, Outcome, judge, score_exam
-from rlt_rules.exam.tasks import Expected, Task, TaskFile, ValidRegion
+from rlt_rules.exam.tasks import Expected, Task, TaskFile, TaskKind, ValidRegion
 from rlt_rules.pairs import marked_lines, pairs_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,7 +184,7 @@ def test_the_tools_read_a_task_as_any_change(tasks_dir, exam) -> None:
 
 def _task(*expected: Expected, valid: tuple[ValidRegion, ...] = ()) -> Task:
     return Task(
-        "t-00000000", Group.REAL, "hand-made", (TaskFile("a.py", "x\n"),), "", expected, valid
+        "t-00000000", TaskKind.CASE, "hand-made", (TaskFile("a.py", "x\n"),), "", expected, valid
     )
 
 
@@ -226,6 +226,8 @@ def test_hand_made_answers_score_as_the_rules_say() -> None:
         Outcome.HIT,
         Outcome.NOISE,
     ]
+    miscited = [judged.miscited for judged in score.tasks[0].judged]
+    assert miscited == [True, False, False, False, False, False, False, False]
     table = score.table()
     assert list(table.rows) == ["R03", "R05", "R07", "R08", OUTSIDE]
     r03 = table.rows["R03"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from .build import build_exam, open_exam
 from .data import ExamData, ExamDataError, load_exam_data
 from .sources import CorpusError
-from .tasks import OUTSIDE, TOLERANCE, Exam, Expected, Group, Task
+from .tasks import OUTSIDE, TOLERANCE, Exam, Expected, Group, Task, TaskKind
 
 __all__ = [
     "OUTSIDE",
@@ -28,6 +28,7 @@ __all__ = [
     "Expected",
     "Group",
     "Task",
+    "TaskKind",
     "build_exam",
     "load_exam_data",
     "open_exam",

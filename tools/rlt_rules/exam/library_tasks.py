@@ -17,7 +17,7 @@ from ..comments import comments
 from ..model import Library, Status
 from ..pairs import MARKER, ExamplePair, marked_lines, pairs_of
 from .patches import file_diff
-from .tasks import Expected, Group, Task, TaskFile, make_task
+from .tasks import Expected, Task, TaskFile, TaskKind, make_task
 
 #: The file a library task adds.
 EXAMPLE_FILE = "example.py"
@@ -91,7 +91,7 @@ def library_tasks(library: Library) -> list[Task]:
                 shown = shown_program(example.code)
                 tasks.append(
                     make_task(
-                        Group.LIBRARY,
+                        TaskKind.LIBRARY_BAD if bad else TaskKind.LIBRARY_GOOD,
                         f"{pair.rule_id} {pair.name} ({example.kind})",
                         (TaskFile(EXAMPLE_FILE, shown.text),),
                         file_diff(EXAMPLE_FILE, None, shown.text),

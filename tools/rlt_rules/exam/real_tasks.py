@@ -16,7 +16,7 @@ from pathlib import Path
 from .data import Control, ExamData, ExamDataError, InjectedCase, RealChange, Verdict
 from .patches import addition_diff, file_diff
 from .sources import Corpora
-from .tasks import Expected, Group, Task, TaskFile, ValidRegion, make_task
+from .tasks import Expected, Task, TaskFile, TaskKind, ValidRegion, make_task
 
 
 def _valid(verdicts: tuple[Verdict, ...]) -> tuple[ValidRegion, ...]:
@@ -108,7 +108,7 @@ def case_task(case: InjectedCase, corpora: Corpora, verdicts: tuple[Verdict, ...
         case.id, case.rule, case.also, region.path, case.expect_start, case.expect_end
     )
     return make_task(
-        Group.REAL,
+        TaskKind.CASE,
         case.id,
         (TaskFile(region.path, "".join(head)),),
         addition_diff(region.path, head, region.start_line, last),
@@ -122,7 +122,7 @@ def control_task(control: Control, corpora: Corpora, verdicts: tuple[Verdict, ..
     region = control.region
     lines = corpora.region_lines(region, control.where)
     return make_task(
-        Group.REAL,
+        TaskKind.CONTROL,
         control.id,
         (TaskFile(region.path, "".join(lines)),),
         addition_diff(region.path, lines, region.start_line, region.end_line),
@@ -165,7 +165,7 @@ def change_task(change: RealChange, corpora: Corpora, verdicts: tuple[Verdict, .
         )
     diff = "".join(file_diff(path, old.get(path), new.get(path)) for path in sorted(old | new))
     return make_task(
-        Group.REAL,
+        TaskKind.CHANGE,
         change.id,
         tuple(TaskFile(path, text) for path, text in sorted(new.items())),
         diff,

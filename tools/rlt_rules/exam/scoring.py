@@ -45,11 +45,13 @@ class Answered:
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """A finding, what it scored, and the defect or verdict it scored on (if any)."""
+    """A finding, what it scored, and the defect or verdict it scored on (if any).
+    ``miscited``: a noise finding on a defect's lines, citing a rule the defect does not take."""
 
     finding: Answered
     outcome: Outcome
     on: str | None = None
+    miscited: bool = False
 
     @property
     def row(self) -> str:
@@ -71,11 +73,14 @@ class TaskScore:
 def judge(task: Task, findings: Sequence[Answered], invalid: Sequence[str] = ()) -> TaskScore:
     """Judge one task's findings, in their order."""
     hit: set[Expected] = set()
+    found: set[Expected] = set()
     used: set[ValidRegion] = set()
     judged = []
     for finding in findings:
         where = (finding.path, finding.start_line, finding.end_line)
-        on_defects = [e for e in task.expected if e.accepts(finding.rule) and touches(*where, e)]
+        touched = [e for e in task.expected if touches(*where, e)]
+        found.update(touched)
+        on_defects = [e for e in touched if e.accepts(finding.rule)]
         fresh = [e for e in on_defects if e not in hit]
         if fresh:
             hit.add(fresh[0])
@@ -92,14 +97,10 @@ def judge(task: Task, findings: Sequence[Answered], invalid: Sequence[str] = ())
         elif on_valid:
             judged.append(Judged(finding, Outcome.DUPLICATE, on_valid[0].label))
         else:
-            judged.append(Judged(finding, Outcome.NOISE))
+            judged.append(Judged(finding, Outcome.NOISE, miscited=bool(touched)))
     missed = tuple(e for e in task.expected if e not in hit)
-    found = tuple(
-        e
-        for e in task.expected
-        if any(touches(f.path, f.start_line, f.end_line, e) for f in findings)
-    )
-    return TaskScore(task, tuple(judged), missed, tuple(invalid), found)
+    in_order = tuple(e for e in task.expected if e in found)
+    return TaskScore(task, tuple(judged), missed, tuple(invalid), in_order)
 
 
 @dataclass(slots=True)

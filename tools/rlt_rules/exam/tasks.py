@@ -33,6 +33,22 @@ class Group(StrEnum):
     REAL = "real"
 
 
+class TaskKind(StrEnum):
+    """What a task is: an injected case, a control (engine code as it is), a real change, or a
+    library pair's bad or good program."""
+
+    CASE = "case"
+    CONTROL = "control"
+    CHANGE = "change"
+    LIBRARY_BAD = "library-bad"
+    LIBRARY_GOOD = "library-good"
+
+    @property
+    def group(self) -> Group:
+        library = self in (TaskKind.LIBRARY_BAD, TaskKind.LIBRARY_GOOD)
+        return Group.LIBRARY if library else Group.REAL
+
+
 @dataclass(frozen=True, slots=True)
 class Expected:
     """A defect a task holds. A finding hits it when it names ``path``, its lines overlap
@@ -91,16 +107,20 @@ class Task:
     id, a pair): for the scorer's report only, never written into the task."""
 
     id: str
-    group: Group
+    kind: TaskKind
     source: str
     files: tuple[TaskFile, ...]
     diff: str
     expected: tuple[Expected, ...] = ()
     valid: tuple[ValidRegion, ...] = ()
 
+    @property
+    def group(self) -> Group:
+        return self.kind.group
+
 
 def make_task(
-    group: Group,
+    kind: TaskKind,
     source: str,
     files: tuple[TaskFile, ...],
     diff: str,
@@ -111,7 +131,7 @@ def make_task(
     digest = hashlib.sha256(diff.encode("utf-8"))
     for file in files:
         digest.update(b"\0" + file.path.encode("utf-8") + b"\0" + file.text.encode("utf-8"))
-    return Task(f"t-{digest.hexdigest()[:8]}", group, source, files, diff, expected, valid)
+    return Task(f"t-{digest.hexdigest()[:8]}", kind, source, files, diff, expected, valid)
 
 
 @dataclass(frozen=True, slots=True)
