@@ -10,6 +10,7 @@ fails the ratchet, with the table. After a real gain, or new cases, write the fi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from corpus_pins import CORPUS, require_corpora
@@ -68,18 +69,24 @@ def test_the_ratchet_sees_a_fall_a_new_noise_and_a_gain() -> None:
 def test_exam_detectors_hits_the_injected_cases_and_is_silent_on_the_controls(capsys) -> None:
     require_corpora()
     argv = ["exam", "detectors", "--cases", str(FIXTURES), "--corpus", str(CORPUS)]
+    assert main([*argv, "--rules", str(RULES), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    real = report["groups"]["real"]
+    rows = {
+        rule: (tally["cases"], tally["hits"], tally["found"], tally["recall"], tally["noise"])
+        for rule, tally in [*real["rules"].items(), ("all", real["total"])]
+        if tally["cases"] or tally["noise"]
+    }
+    assert rows == {"R07": (1, 1, 1, 1.0, 0), "R10": (1, 1, 1, 1.0, 0), "all": (2, 2, 2, 1.0, 0)}
+    left = report["left_to_reviewers"]
+    assert left == list(undetected_rules(load_library(RULES), preview=False))
+    covered = report["covered_real"]
+    assert (covered["cases"], covered["hits"], covered["noise"]) == (2, 2, 0)
+
+    # The text report says the same.
     assert main([*argv, "--rules", str(RULES)]) == 0
     text = capsys.readouterr().out
-    real = text.split("real tasks: 4, 2 defect(s)\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    rows = {line.split()[0]: line.split()[1:6] for line in real[1:]}
-    # cases, hits, found, recall, noise
-    assert rows == {
-        "R07": ["1", "1", "1", "1.00", "0"],
-        "R10": ["1", "1", "1", "1.00", "0"],
-        "all": ["2", "2", "2", "1.00", "0"],
-    }
-    left = text.split("left to reviewers (no detector in this set): ", 1)[1].split(";", 1)[0]
-    assert left.split(", ") == list(undetected_rules(load_library(RULES), preview=False))
+    assert f"left to reviewers (no detector in this set): {', '.join(left)};" in text
     assert (
         "real tasks of the rules with a detector in this set: 2 case(s), 2 hit(s), recall 1.00, "
         "noise 0, precision 1.00\n" in text
