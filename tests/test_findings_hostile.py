@@ -3,11 +3,11 @@ position, and whatever reaches a rendered comment is inert (no live HTML, no @-m
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
+from bounded import address_space
 from markdown_it import MarkdownIt
 
 from rlt_rules import load_library
@@ -17,9 +17,8 @@ from rlt_rules.findings.model import Finding, Location, Review
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-#: A child check finishes within this, and within MEMORY bytes of address space.
+#: A child check finishes within this, and within bounded.MEMORY bytes of address space.
 SECONDS = 60
-MEMORY = 3 * 1024**3
 
 
 def answer(path_yaml: str, trigger: str = "`x` is set from outside its owner.") -> bytes:
@@ -72,10 +71,6 @@ def test_a_line_number_past_any_file_is_an_error_at_its_position() -> None:
     assert (error.line, error.column) == (7, 19)
 
 
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
 def test_a_named_source_file_is_read_bounded(tmp_path: Path) -> None:
     """`findings check --repo` reads a location's file as `scan` reads one: a 5 GB file (read
     whole, it was 5 GB resident or a MemoryError) is refused by size, at the path's position,
@@ -90,7 +85,7 @@ def test_a_named_source_file_is_read_bounded(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=SECONDS,
-        preexec_fn=_bounded,
+        preexec_fn=address_space(),
         check=False,
     )  # fmt: skip
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr

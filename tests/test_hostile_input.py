@@ -6,20 +6,16 @@ Each case runs `rlt-rules validate` in a child process capped at 1 GiB of addres
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bounded import address_space
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
 MEMORY_CAP = 1024 * 1024 * 1024
-
-
-def _cap_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
 def validate_capped(rules: Path) -> subprocess.CompletedProcess[str]:
@@ -29,7 +25,7 @@ def validate_capped(rules: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=60,
-        preexec_fn=_cap_memory,
+        preexec_fn=address_space(MEMORY_CAP),
         check=False,
     )
 

@@ -9,25 +9,20 @@ space limit (``RLIMIT_AS``): a hang or an unbounded read fails the test instead 
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from bounded import address_space
 from test_scan import GUARD
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"
 BIN = Path(sys.executable).parent
-#: Every case finishes within this, and within MEMORY bytes of address space.
+#: Every case finishes within this, and within bounded.MEMORY bytes of address space.
 SECONDS = 60
-MEMORY = 3 * 1024**3
-
-
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
 def scan(cwd: Path, *argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
@@ -38,7 +33,7 @@ def scan(cwd: Path, *argv: str, stdin: bytes | None = None) -> subprocess.Comple
         capture_output=True,
         text=True,
         timeout=SECONDS,
-        preexec_fn=_bounded,
+        preexec_fn=address_space(),
         check=False,
     )
     assert "Traceback" not in result.stderr, result.stderr

@@ -16,7 +16,6 @@ import concurrent.futures
 import json
 import os
 import re
-import resource
 import select
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from typing import Any
 
 import pytest
 import yaml
+from bounded import MEMORY, address_space
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.server.mcpserver.exceptions import ToolError
@@ -41,17 +41,12 @@ RLT_RULES = Path(sys.executable).parent / "rlt-rules"
 #: Every answer comes within this (a loaded machine starts a server in 10–30 s), and every
 #: server within MEMORY bytes of address space.
 SECONDS = 180
-MEMORY = 3 * 1024**3
 #: Sets the limit, then becomes the server (the SDK's client takes a command, not a hook).
 LAUNCH = (
     "import os, resource, sys; "
     f"resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
     "os.execv(sys.argv[1], sys.argv[1:])"
 )
-
-
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -76,7 +71,7 @@ class RawServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=_bounded,
+            preexec_fn=address_space(),
         )
         self.pending = b""
         self.write(

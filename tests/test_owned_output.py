@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bounded import address_space
 
 from rlt_rules.cli import main
 from rlt_rules.owned import MANIFEST
@@ -18,9 +18,8 @@ from rlt_rules.owned import MANIFEST
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
 BIN = Path(sys.executable).parent
-#: A child export finishes within this, and within MEMORY bytes of address space.
+#: A child export finishes within this, and within bounded.MEMORY bytes of address space.
 SECONDS = 60
-MEMORY = 3 * 1024**3
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -146,10 +145,6 @@ def test_the_manifest_records_each_export_into_one_folder(
         assert value == "sha256:" + hashlib.sha256((out / name).read_bytes()).hexdigest()
 
 
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
 @pytest.mark.parametrize(
     ("manifest", "message"),
     [
@@ -186,7 +181,7 @@ def test_a_manifest_that_is_not_one_is_refused_unread_at_its_position(
         capture_output=True,
         text=True,
         timeout=SECONDS,
-        preexec_fn=_bounded,
+        preexec_fn=address_space(),
         check=False,
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
