@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_detectors import check_shapes
 
 from rlt_rules import load_library
-from rlt_rules.detect import run_detector
 from rlt_rules.model import Library
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
@@ -249,8 +249,4 @@ SHAPES = [
 def test_widened_and_new_detectors_on_code_beyond_the_examples(
     library: Library, rule_id: str, detector_id: str, flagged: list[str], not_flagged: list[str]
 ) -> None:
-    (detector,) = [d for d in library.rule(rule_id).detectors if d.id == detector_id]
-    for code in flagged:
-        assert run_detector(rule_id, detector, code), code
-    for code in not_flagged:
-        assert not run_detector(rule_id, detector, code), code
+    check_shapes(library, rule_id, detector_id, flagged, not_flagged)

@@ -357,6 +357,14 @@ def test_hit_positions_count_characters_from_one() -> None:
 def test_detectors_on_code_beyond_the_examples(
     library: Library, rule_id: str, detector_id: str, flagged: list[str], not_flagged: list[str]
 ) -> None:
+    check_shapes(library, rule_id, detector_id, flagged, not_flagged)
+
+
+def check_shapes(
+    library: Library, rule_id: str, detector_id: str, flagged: list[str], not_flagged: list[str]
+) -> None:
+    """``rule_id``'s detector ``detector_id`` flags every code of ``flagged`` and none of
+    ``not_flagged``."""
     (detector,) = [d for d in library.rule(rule_id).detectors if d.id == detector_id]
     for code in flagged:
         assert run_detector(rule_id, detector, code), code
