@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from rlt_rules import load_library
-from rlt_rules.detect import run_detector
-from rlt_rules.model import Library
+from rlt_rules.detectors.detect import run_detector
+from rlt_rules.library.model import Library
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 
