@@ -2,7 +2,7 @@
 before it is packed, so a wheel never carries an invalid library (the build fails with every
 problem at its file, line and column). ``mkdocs.yml`` goes beside it, for the addresses of the
 pages it links. An editable install reads the checkout's ``rules/`` instead
-(:func:`rlt_rules.discover.packaged_library`)."""
+(:func:`rlt_rules.project.discover.packaged_library`)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ class LibraryBundleHook(BuildHookInterface):
         sys.path.insert(0, str(root / "tools"))
         try:
             # The package being built, from its source tree: it is not installed here.
-            from rlt_rules.discover import PACKAGED, build_bundle
-            from rlt_rules.model import LibraryError
+            from rlt_rules.library.model import LibraryError
+            from rlt_rules.project.discover import PACKAGED, build_bundle
         finally:
             sys.path.remove(str(root / "tools"))
         self._folder = Path(tempfile.mkdtemp(prefix="rlt-rules-wheel-"))

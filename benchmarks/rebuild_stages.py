@@ -24,7 +24,7 @@ from mkdocs.structure.pages import Page
 from profile_rebuild import ServedLibrary
 from run import EDITS
 
-from rlt_rules import atomic
+from rlt_rules.files import atomic
 from rlt_rules.site import plugin, search
 
 #: (owner, attribute, label): the functions timed, as the plugin calls them.

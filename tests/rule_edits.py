@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlt_rules.project import check_project
+from rlt_rules.project.check import check_project
 
 
 def edit(path: Path, old: str, new: str) -> None:

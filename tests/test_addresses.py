@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from rlt_rules import load_library
-from rlt_rules.addresses import (
+from rlt_rules.cli import main
+from rlt_rules.export import FORMATS, site_files
+from rlt_rules.facts.addresses import (
     AddressError,
     Addresses,
     config_path,
     project_addresses,
     read_addresses,
 )
-from rlt_rules.cli import main
-from rlt_rules.export import FORMATS, site_files
-from rlt_rules.owned import MANIFEST
+from rlt_rules.files.owned import MANIFEST
 
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]

@@ -77,11 +77,11 @@ def test_function_level_imports_are_of_other_packages_and_say_why() -> None:
 #: Schema files (and their compiled validators and patterns) are fixed for the life of the
 #: installed package.
 MODULE_MEMOS_ALLOWED = {
-    "schemas.py:load_schema",
-    "schemas.py:validator_for",
-    "schemas.py:bundle_validator",
-    "schemas.py:checker",
-    "schemas.py:pattern_validator",
+    "library/schemas.py:load_schema",
+    "library/schemas.py:validator_for",
+    "library/schemas.py:bundle_validator",
+    "library/schemas.py:checker",
+    "library/schemas.py:pattern_validator",
 }
 _MEMO_DECORATORS = {"cache", "lru_cache", "functools.cache", "functools.lru_cache"}
 
@@ -151,3 +151,47 @@ def test_fences_sarif_logs_and_yaml_are_built_only_in_render() -> None:
     # The check sees each thing it looks for.
     sample = 'fence = "`" * 4\nopen = "```sh"\nuri = "x/sarif-schema-2.1.0.json"\nyaml.dump(d)\n'
     assert {what for _, what in _render_jobs(ast.parse(sample))} == set(_RENDER_OWNERS)
+
+
+#: What ``import rlt_rules`` offers users (README "Use it from Python"): exactly these names.
+PUBLIC_API = {
+    "Category",
+    "Diagnostic",
+    "Example",
+    "ExampleKind",
+    "Library",
+    "LibraryError",
+    "ProjectCheck",
+    "Rule",
+    "Severity",
+    "SourceRef",
+    "Status",
+    "__version__",
+    "check_project",
+    "load_bundle",
+    "load_library",
+}
+
+
+def test_the_public_api_is_the_documented_names() -> None:
+    """The documented imports work from the package root, and the root exports nothing else."""
+    import rlt_rules
+    from rlt_rules import Library, Rule, load_bundle, load_library
+
+    assert set(rlt_rules.__all__) == PUBLIC_API
+    assert all(getattr(rlt_rules, name, None) is not None for name in PUBLIC_API)
+    library = load_library(ROOT / "rules")
+    assert isinstance(library, Library)
+    assert all(isinstance(rule, Rule) for rule in library.rules)
+    assert callable(load_bundle)
+
+
+def test_the_root_holds_the_entry_the_api_and_packages() -> None:
+    """Every module but the entry points lives in a package named for its layer."""
+    modules = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert modules == ["__init__.py", "__main__.py", "cli.py"]
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = config["tool"]["importlinter"]["contracts"][0]["layers"]
+    named = {name.strip() for layer in layers for name in layer.split("|")}
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert packages <= named, f"packages outside the layer contract: {packages - named}"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from rlt_rules.cli import main
-from rlt_rules.config import ConfigError, find_config, key_position, parse_config, read_config
-from rlt_rules.discover import DiscoveryError, Origin, locate, packaged_library
+from rlt_rules.files.config import ConfigError, find_config, key_position, parse_config, read_config
 from rlt_rules.findings.context import Place
+from rlt_rules.project.discover import DiscoveryError, Origin, locate, packaged_library
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"

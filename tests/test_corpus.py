@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from rlt_rules import load_library
-from rlt_rules.detect import Hit
-from rlt_rules.model import CorpusScope, HintSeverity, Measured
+from rlt_rules.detectors.detect import Hit
+from rlt_rules.library.model import CorpusScope, HintSeverity, Measured
 from rlt_rules.render.sarif import detector_descriptor
 from rlt_rules.scan import FileHit
 from rlt_rules.scan.corpus import (

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlt_rules import detector_cost
 from rlt_rules.cli import main
-from rlt_rules.detector_cost import (
+from rlt_rules.detectors.growth import GROWTH_BOUND, Growth, generated_code, growth_sources
+from rlt_rules.library import detector_cost
+from rlt_rules.library.detector_cost import (
     MAX_COST,
     Cost,
     CostRecord,
@@ -25,9 +26,8 @@ from rlt_rules.detector_cost import (
     measure,
     sample,
 )
-from rlt_rules.detector_growth import GROWTH_BOUND, Growth, generated_code, growth_sources
-from rlt_rules.project import check_project
-from rlt_rules.validate import check_records
+from rlt_rules.library.validate import check_records
+from rlt_rules.project.check import check_project
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"

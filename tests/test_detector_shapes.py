@@ -14,7 +14,7 @@ import pytest
 from test_detectors import check_shapes
 
 from rlt_rules import load_library
-from rlt_rules.model import Library
+from rlt_rules.library.model import Library
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 

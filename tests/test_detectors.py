@@ -15,9 +15,9 @@ import pytest
 from rule_edits import edit, problems
 
 from rlt_rules import load_library
-from rlt_rules.detect import DetectorSet, pattern_problem, rule_kinds, run_detector
-from rlt_rules.detector_checks import prove
-from rlt_rules.model import Detector, HintSeverity, Library, Rule
+from rlt_rules.detectors.detect import DetectorSet, pattern_problem, rule_kinds, run_detector
+from rlt_rules.library.detector_checks import prove
+from rlt_rules.library.model import Detector, HintSeverity, Library, Rule
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"

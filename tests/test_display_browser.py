@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import Page, expect
 
-from rlt_rules.pairs import pairs_of
+from rlt_rules.library.pairs import pairs_of
 from rlt_rules.site.examples_section import split_output
 from rlt_rules.site.practice import practice_items
 from rlt_rules.site.titles import pair_heading, text_segments

@@ -22,13 +22,13 @@ from corpus_pins import CORPUS, require_corpora
 
 from rlt_rules import load_library
 from rlt_rules.cli import main
-from rlt_rules.diffs import parse_diff
 from rlt_rules.exam import OUTSIDE, CorpusError, ExamDataError, Group, load_exam_data, open_exam
 from rlt_rules.exam.library_tasks import EXAMPLE_FILE
 from rlt_rules.exam.output import INDEX, write_tasks
 from rlt_rules.exam.scoring import Answered, Outcome, judge, score_exam
 from rlt_rules.exam.tasks import Expected, Task, TaskFile, TaskKind, ValidRegion
-from rlt_rules.pairs import marked_lines, pairs_of
+from rlt_rules.files.diffs import parse_diff
+from rlt_rules.library.pairs import marked_lines, pairs_of
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"

@@ -16,8 +16,8 @@ from pytest_examples import EvalExample
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.examples import EXAMPLES_CONFIG, ExampleResult, check_example, code_example
-from rlt_rules.model import Example, ExampleKind, PracticeProgram, Rule, Status
+from rlt_rules.library.examples import EXAMPLES_CONFIG, ExampleResult, check_example, code_example
+from rlt_rules.library.model import Example, ExampleKind, PracticeProgram, Rule, Status
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILING = ROOT / "tests" / "fixtures" / "failing-examples"

@@ -15,7 +15,7 @@ import yaml
 from referencing import Registry, Resource
 
 import rlt_rules
-from rlt_rules import Library, Status, bundle, load_bundle, load_library
+from rlt_rules import Library, Status, load_bundle, load_library
 from rlt_rules.export import (
     FORMATS,
     checklist,
@@ -26,6 +26,7 @@ from rlt_rules.export import (
     site_files,
     skill,
 )
+from rlt_rules.library import bundle
 from rlt_rules.render import sarif as render_sarif
 from rlt_rules.render.inert import inert_library
 from rlt_rules.render.text import expected_output, seed_text, strip_fences

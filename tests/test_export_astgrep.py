@@ -13,7 +13,7 @@ import yaml
 
 from rlt_rules import load_library
 from rlt_rules.export import astgrep
-from rlt_rules.model import Library
+from rlt_rules.library.model import Library
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"

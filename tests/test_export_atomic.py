@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rlt_rules.atomic import write_atomic, write_files_atomic
 from rlt_rules.cli import main
+from rlt_rules.files.atomic import write_atomic, write_files_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests/fixtures/valid"

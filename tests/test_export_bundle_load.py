@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from rlt_rules import Diagnostic, LibraryError, bundle, load_bundle, load_library
-from rlt_rules.bundle_load import json_pointer, read_bundle
+from rlt_rules import Diagnostic, LibraryError, load_bundle, load_library
+from rlt_rules.library import bundle
+from rlt_rules.library.bundle_load import json_pointer, read_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 LIFECYCLE = ROOT / "tests/fixtures/export/lifecycle"

@@ -13,7 +13,7 @@ import pytest
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.export import render, site_files
-from rlt_rules.owned import MANIFEST
+from rlt_rules.files.owned import MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests/fixtures/valid"

@@ -3,7 +3,7 @@
 :class:`~rlt_rules.render.parts.RuleParts` keeps each rule's pieces across a live preview's
 builds; ``rules.json`` and the SARIF log are joined from JSON fragments; the site plugin
 leaves an export file alone when it would write the same bytes again
-(:class:`~rlt_rules.atomic.LastWritten`). Each is compared here with the plain computation.
+(:class:`~rlt_rules.files.atomic.LastWritten`). Each is compared here with the plain computation.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from rlt_rules import Library, bundle, load_library
-from rlt_rules.atomic import LastWritten
+from rlt_rules import Library, load_library
 from rlt_rules.export import site_files
-from rlt_rules.jsonout import (
+from rlt_rules.files.atomic import LastWritten
+from rlt_rules.files.jsonout import (
     canonical,
     canonical_array_digest,
     element_separator,
@@ -28,7 +28,8 @@ from rlt_rules.jsonout import (
     indented_fragment,
     indented_members,
 )
-from rlt_rules.model import Category, Status
+from rlt_rules.library import bundle
+from rlt_rules.library.model import Category, Status
 from rlt_rules.render.parts import RuleParts
 
 ROOT = Path(__file__).resolve().parents[1]

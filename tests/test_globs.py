@@ -1,4 +1,4 @@
-"""Git's wildcards without backtracking (:mod:`rlt_rules.globs`): the meaning of pathspec's
+"""Git's wildcards without backtracking (:mod:`rlt_rules.files.globs`): the meaning of pathspec's
 ``GitIgnoreSpec`` (the matcher it replaced, compared on random patterns and paths), Git's
 where pathspec strays, an error for a pattern that can match nothing, and time bounded by the
 lengths whatever the pattern. The scan's three sources of globs (``.gitignore``, ``exclude``,
@@ -14,7 +14,7 @@ import time
 import pathspec
 import pytest
 
-from rlt_rules.globs import Glob, GlobError, GlobSet, PathMatch
+from rlt_rules.files.globs import Glob, GlobError, GlobSet, PathMatch
 
 #: pathspec's verdict (include: True, False, None) as the matcher names it.
 AS_MATCH = {True: PathMatch.EXCLUDED, False: PathMatch.REINCLUDED, None: PathMatch.UNMATCHED}

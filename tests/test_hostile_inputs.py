@@ -22,9 +22,9 @@ from test_hostile_scan import BIN, RULES, SECONDS, _bounded
 from test_scan import GUARD
 
 from rlt_rules import load_library
-from rlt_rules.bounds import OutOfBounds
-from rlt_rules.diffs import DiffError, check_revision, parse_diff
-from rlt_rules.reading import BadPath, read_diff
+from rlt_rules.files.bounds import OutOfBounds
+from rlt_rules.files.diffs import DiffError, check_revision, parse_diff
+from rlt_rules.files.reading import BadPath, read_diff
 from rlt_rules.scan import detector_set, scan
 from rlt_rules.scan.render import FORMATS, SUPPRESSION_DESCRIPTORS
 

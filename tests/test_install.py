@@ -25,8 +25,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from wheelhouse import ROOT, build_wheel, make_wheelhouse, offline_environment
 
-from rlt_rules import load_library, mcp_names
-from rlt_rules.bundle import render
+from rlt_rules import load_library
+from rlt_rules.facts import mcp_names
+from rlt_rules.library.bundle import render
 
 RUNNER_BEFORE = textwrap.dedent(
     """\

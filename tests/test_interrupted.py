@@ -30,7 +30,7 @@ import pytest
 
 from rlt_rules import load_library
 from rlt_rules.export import render
-from rlt_rules.owned import MANIFEST
+from rlt_rules.files.owned import MANIFEST
 from rlt_rules.site.site_folder import record_site
 
 pytest.register_assert_rewrite("site_fixtures")

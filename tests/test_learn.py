@@ -13,8 +13,8 @@ import pytest
 from pygments.token import STANDARD_TYPES
 
 from rlt_rules import load_library
-from rlt_rules.model import Status
-from rlt_rules.pairs import marked_lines, pairs_of
+from rlt_rules.library.model import Status
+from rlt_rules.library.pairs import marked_lines, pairs_of
 from rlt_rules.render.text import expected_output
 from rlt_rules.site import learn
 from rlt_rules.site.practice import (

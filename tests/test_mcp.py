@@ -26,9 +26,10 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from rlt_rules import Library, load_library, mcp_names
+from rlt_rules import Library, load_library
 from rlt_rules.cli import main
 from rlt_rules.export import reviewers
+from rlt_rules.facts import mcp_names
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"

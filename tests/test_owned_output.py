@@ -13,7 +13,7 @@ import pytest
 from bounded import address_space
 
 from rlt_rules.cli import main
-from rlt_rules.owned import MANIFEST
+from rlt_rules.files.owned import MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"

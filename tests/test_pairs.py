@@ -11,8 +11,8 @@ from rule_edits import edit, problems
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.model import ExampleKind, Status
-from rlt_rules.pairs import (
+from rlt_rules.library.model import ExampleKind, Status
+from rlt_rules.library.pairs import (
     MIN_PAIR_RATIO,
     ExamplePair,
     marked_lines,
@@ -213,7 +213,7 @@ def test_scaffolded_rule_asks_for_markers(tmp_path: Path) -> None:
 
 
 def test_diff_keeps_code_lines_that_look_like_diff_headers() -> None:
-    from rlt_rules.model import Example
+    from rlt_rules.library.model import Example
 
     bad = Example("p", ExampleKind.BAD, "t", "e", "x = 1\n--x\ny = 2\n")
     good = Example("p", ExampleKind.GOOD, "t", "e", "x = 1\n++x\ny = 2\n")

@@ -23,15 +23,17 @@ import pytest
 from mkdocs.exceptions import Abort
 from rule_edits import edit
 
-from rlt_rules import Library, bundle, load_library
-from rlt_rules.comments import _scanned as scanned_comments
-from rlt_rules.comments import _tokenized as tokenized_comments
-from rlt_rules.comments import comments
+from rlt_rules import Library, load_library
 from rlt_rules.export import sarif
-from rlt_rules.jsonout import canonical, indented
-from rlt_rules.model import OUTPUT_LINE
-from rlt_rules.pairs import MarkerCache, marked_lines, markers
-from rlt_rules.project import check_project
+from rlt_rules.files.comments import _scanned as scanned_comments
+from rlt_rules.files.comments import _tokenized as tokenized_comments
+from rlt_rules.files.comments import comments
+from rlt_rules.files.jsonout import canonical, indented
+from rlt_rules.library import bundle
+from rlt_rules.library.model import OUTPUT_LINE
+from rlt_rules.library.pairs import MarkerCache, marked_lines, markers
+from rlt_rules.library.validate import DocumentCache
+from rlt_rules.project.check import check_project
 from rlt_rules.render import sarif as sarif_parts
 from rlt_rules.render.code import fenced
 from rlt_rules.render.inert import inert_library, inert_markdown, inert_text
@@ -40,7 +42,6 @@ from rlt_rules.render.text import FENCE, expected_output, strip_fences
 from rlt_rules.site import markup
 from rlt_rules.site.cache import PageCache
 from rlt_rules.site.rule_page import rule_page
-from rlt_rules.validate import DocumentCache
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = {
@@ -270,7 +271,7 @@ EDITS += ["\t", "1_", "0x", "f'", 'f"{', "rb'", "\u200b", "\x01", ":", "e", "."]
 
 
 def test_comments_are_what_tokenize_finds(library: Library) -> None:
-    """The scan of :mod:`rlt_rules.comments` against tokenize, over the library's examples and
+    """The scan of :mod:`rlt_rules.files.comments` against tokenize, over the library's examples and
     programs made from them by random edits (a fixed seed: the same programs each run)."""
     codes = [example.code for rule in library.rules for example in rule.examples]
     for code in [*codes, *TRICKY_PROGRAMS]:
@@ -654,7 +655,7 @@ def test_sections_that_would_change_each_other_are_rendered_whole(
 
 
 def test_pages_keep_the_parts_of_their_latest_use() -> None:
-    from rlt_rules.memo import ByPage
+    from rlt_rules.files.memo import ByPage
 
     made: list[str] = []
 

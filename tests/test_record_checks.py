@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from rlt_rules import bundle, load_library
-from rlt_rules.bundle_load import read_bundle
-from rlt_rules.project import check_project
-from rlt_rules.record_checks import CHECKS
+from rlt_rules import load_library
+from rlt_rules.library import bundle
+from rlt_rules.library.bundle_load import read_bundle
+from rlt_rules.library.record_checks import CHECKS
+from rlt_rules.project.check import check_project
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests/fixtures/export/lifecycle"

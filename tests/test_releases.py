@@ -16,13 +16,13 @@ import pytest
 from rule_edits import edit, problems
 
 import rlt_rules
-from rlt_rules.bundle import render
 from rlt_rules.cli import main
 from rlt_rules.commands.scaffold import scaffold_rule
 from rlt_rules.export.changelog import changelog_markdown
-from rlt_rules.load import load_yaml
-from rlt_rules.model import Status
-from rlt_rules.project import check_project
+from rlt_rules.library.bundle import render
+from rlt_rules.library.load import load_yaml
+from rlt_rules.library.model import Status
+from rlt_rules.project.check import check_project
 from rlt_rules.releases import (
     Bump,
     ChangeKind,

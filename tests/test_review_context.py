@@ -18,10 +18,10 @@ from rlt_rules import Library, load_library
 from rlt_rules.cli import main
 from rlt_rules.findings.context import ContextTooLong, DiffSource, review_context
 from rlt_rules.findings.diff import DiffError, FileStatus, LineRange, parse_diff
+from rlt_rules.library.schemas import load_schema
 from rlt_rules.render.answer import field_lines
 from rlt_rules.render.digest import Detail, applicable_rules, rule_text
 from rlt_rules.render.levels import LABELS
-from rlt_rules.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "review-context"

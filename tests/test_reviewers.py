@@ -13,8 +13,7 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
-from rlt_rules import Library, Status, load_library, mcp_names
-from rlt_rules.about import VERSION
+from rlt_rules import Library, Status, load_library
 from rlt_rules.cli import main
 from rlt_rules.export import FORMATS, reviewers, site_files
 from rlt_rules.export.reviewers import (
@@ -33,10 +32,12 @@ from rlt_rules.export.reviewers import (
     skill_path,
 )
 from rlt_rules.export.skill import skill_name
-from rlt_rules.owned import MANIFEST
+from rlt_rules.facts import mcp_names
+from rlt_rules.facts.about import VERSION
+from rlt_rules.files.owned import MANIFEST
+from rlt_rules.library.schemas import load_schema
 from rlt_rules.render.answer import SCHEMA_NAME, example
 from rlt_rules.render.digest import Detail, applicable_rules, rule_text
-from rlt_rules.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE_URL = "https://rules.example.org/rlt/1.0.0/"

@@ -19,7 +19,7 @@ from test_scan import GUARD, ROOT, RULES, run_cli, write
 from rlt_rules import load_library
 from rlt_rules.cli import main
 from rlt_rules.export import astgrep, reviewers
-from rlt_rules.model import Measured
+from rlt_rules.library.model import Measured
 from rlt_rules.scan.corpus import rewrite_measured
 from rlt_rules.site.hints import hints_markdown
 

@@ -21,13 +21,13 @@ import pytest
 
 from rlt_rules import load_library
 from rlt_rules.export import site_files
-from rlt_rules.model import Status
-from rlt_rules.pairs import pairs_of
-from rlt_rules.project import load_validated
+from rlt_rules.library.model import Status
+from rlt_rules.library.pairs import pairs_of
+from rlt_rules.library.schemas import load_schema
+from rlt_rules.project.check import load_validated
 from rlt_rules.render.links import suppression_url
 from rlt_rules.render.text import expected_output
 from rlt_rules.scan.render import SUPPRESSION_DESCRIPTORS
-from rlt_rules.schemas import load_schema
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.idle import IdleCollector
 from rlt_rules.site.markup import md_text, rule_label
@@ -108,7 +108,8 @@ def test_site_build_validates_the_library_once(
 ) -> None:
     """The command leaves the check to the plugin: one validation per build, and an invalid
     library still reported by the command line, each problem once, with no site written."""
-    from rlt_rules import cli, project
+    from rlt_rules import cli
+    from rlt_rules.project import check as project
 
     checked: list[Path] = []
     check_records = project.check_records

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from rlt_rules import load_library
-from rlt_rules.model import Detector, HintSeverity
+from rlt_rules.library.model import Detector, HintSeverity
 from rlt_rules.site.hints import hints_markdown
 
 pytest.register_assert_rewrite("site_fixtures")

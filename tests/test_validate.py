@@ -15,8 +15,8 @@ from rule_edits import edit, problems
 
 import rlt_rules
 from rlt_rules.cli import main
-from rlt_rules.model import ExampleKind, LibraryError, Status
-from rlt_rules.project import check_project
+from rlt_rules.library.model import ExampleKind, LibraryError, Status
+from rlt_rules.project.check import check_project
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID = ROOT / "tests" / "fixtures" / "valid"
@@ -491,7 +491,7 @@ def _schema_of(path: Path) -> str:
 
 def _fixture_documents() -> list[tuple[str, str, object]]:
     """Every YAML and JSON record under tests/fixtures and rules/ that loads, with its schema."""
-    from rlt_rules.load import load_yaml
+    from rlt_rules.library.load import load_yaml
 
     paths = sorted(FIXTURES.rglob("*.yaml")) + sorted((ROOT / "rules").glob("*.yaml"))
     found = []
@@ -549,7 +549,7 @@ def test_compiled_and_explaining_validators_agree_on_every_fixture():
     """jsonschema-rs decides validity, jsonschema explains a rejection: on every fixture and on
     thousands of broken copies of them, both give the same verdict, so a rejected record always
     has its explained errors and an accepted one has none."""
-    from rlt_rules.schemas import checker
+    from rlt_rules.library.schemas import checker
 
     checked = rejected = 0
     disagreements = []

@@ -194,7 +194,7 @@ def gather(files: list[Path], *, package: bool) -> int:
     # Only the gather command needs the package (fetch runs before it is installed).
     import yaml
 
-    from rlt_rules.model import CorpusScope
+    from rlt_rules.library.model import CorpusScope
     from rlt_rules.scan.corpus import VerdictError, load_verdicts
 
     scope = CorpusScope.PACKAGE if package else CorpusScope.SLICE

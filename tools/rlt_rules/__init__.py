@@ -1,8 +1,8 @@
 """rlt-rules: the Rlt Refactor rule library as validated data, and the tools around it."""
 
-from .about import VERSION as __version__
-from .bundle_load import load_bundle
-from .model import (
+from .facts.about import VERSION as __version__
+from .library.bundle_load import load_bundle
+from .library.model import (
     Category,
     Diagnostic,
     Example,
@@ -14,7 +14,7 @@ from .model import (
     SourceRef,
     Status,
 )
-from .project import ProjectCheck, check_project, load_library
+from .project.check import ProjectCheck, check_project, load_library
 
 __all__ = [
     "Category",

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .atomic import WriteRefused
 from .commands import exam as exam_command
 from .commands import examples as examples_command
 from .commands import export as export_command
@@ -26,8 +25,9 @@ from .commands import schema as schema_command
 from .commands import site as site_command
 from .commands import validate as validate_command
 from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
-from .discover import version_text
-from .model import LibraryError
+from .files.atomic import WriteRefused
+from .library.model import LibraryError
+from .project.discover import version_text
 
 #: Every command group, in the order ``--help`` lists them.
 COMMAND_MODULES = (

@@ -1,7 +1,7 @@
 """What every command shares: exit codes, :class:`UsageError`, the ``--rules`` option (a rules
 folder for the authoring commands; for the commands that read the library wherever it is, the
-library as :mod:`rlt_rules.discover` finds it), the site address (``--site-url``, else
-``[tool.rlt-rules] site-url``, else ``mkdocs.yml``'s: :mod:`rlt_rules.addresses`) and reading
+library as :mod:`rlt_rules.project.discover` finds it), the site address (``--site-url``, else
+``[tool.rlt-rules] site-url``, else ``mkdocs.yml``'s: :mod:`rlt_rules.facts.addresses`) and reading
 the diff of the change under review (``--diff``).
 
 Exit codes: 0 clean, 1 problems found in the input, 2 usage errors. A command raises
@@ -14,13 +14,13 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from ..addresses import AddressError
-from ..bounds import Bound, OutOfBounds
-from ..config import ConfigError
-from ..diffs import Change, parse_diff
-from ..discover import DiscoveryError, Workspace, open_workspace
-from ..project import DEFAULT_RULES_DIR
-from ..reading import MAX_DIFF_BYTES, ReadRefused, read_diff
+from ..facts.addresses import AddressError
+from ..files.bounds import Bound, OutOfBounds
+from ..files.config import ConfigError
+from ..files.diffs import Change, parse_diff
+from ..files.reading import MAX_DIFF_BYTES, ReadRefused, read_diff
+from ..project.check import DEFAULT_RULES_DIR
+from ..project.discover import DiscoveryError, Workspace, open_workspace
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -57,7 +57,7 @@ def add_rules_option(
 
 def add_library_option(parser: argparse.ArgumentParser) -> None:
     """``--rules PATH`` for the commands that read the library wherever it is
-    (:mod:`rlt_rules.discover`)."""
+    (:mod:`rlt_rules.project.discover`)."""
     parser.add_argument(
         "--rules",
         metavar="PATH",
@@ -95,7 +95,8 @@ def add_site_url_option(parser: argparse.ArgumentParser) -> None:
 
 
 def read_diff_text(argument: str, *, limit: int = MAX_DIFF_BYTES) -> str:
-    """The text of the diff ``--diff`` names (``-``: stdin), bounded (:mod:`rlt_rules.reading`)."""
+    """The text of the diff ``--diff`` names (``-``: stdin), bounded
+    (:mod:`rlt_rules.files.reading`)."""
     try:
         return read_diff(argument, limit=limit)
     except ReadRefused as error:

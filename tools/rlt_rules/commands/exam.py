@@ -16,7 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
 from ..exam import ExamDataError, open_exam
 from ..exam.answers import read_answers, stray_answers
 from ..exam.detectors import score_detectors
@@ -32,6 +31,7 @@ from ..exam.ratchet import (
 )
 from ..exam.report import json_report, text_report
 from ..exam.scoring import score_exam
+from ..files.atomic import write_atomic
 from .common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, add_library_option, workspace
 
 #: The exam folder read by default, when it is there.

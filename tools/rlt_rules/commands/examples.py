@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..model import Rule, expected_output
-from ..pairs import MIN_PAIR_RATIO, ExamplePair, pairs_of
-from ..project import load_library
+from ..library.model import Rule, expected_output
+from ..library.pairs import MIN_PAIR_RATIO, ExamplePair, pairs_of
+from ..project.check import load_library
 from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 
 if TYPE_CHECKING:
-    from ..examples import ExampleOutcome
+    from ..library.examples import ExampleOutcome
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     # pytest-examples (and the pytest and black it imports) is a dev dependency, needed only
     # by this command: importing it here keeps every other command's start-up light.
     try:
-        from ..examples import check_rules
+        from ..library.examples import check_rules
     except ModuleNotFoundError as missing:
         raise UsageError(
             f"`rlt-rules examples` needs {missing.name}: pip install 'rlt-rules[dev]'"

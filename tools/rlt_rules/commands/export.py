@@ -16,11 +16,11 @@ import textwrap
 from pathlib import Path
 
 from .. import export
-from ..addresses import placeholder_host
-from ..atomic import check_output_file, check_targets, write_atomic
 from ..export import reviewers
-from ..model import CorpusScope, Library, Measured, Rule, Status
-from ..owned import write_owned_folder
+from ..facts.addresses import placeholder_host
+from ..files.atomic import check_output_file, check_targets, write_atomic
+from ..files.owned import write_owned_folder
+from ..library.model import CorpusScope, Library, Measured, Rule, Status
 from ..render.text import FENCE, rule_heading
 from .common import (
     EXIT_OK,

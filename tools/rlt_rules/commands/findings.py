@@ -12,12 +12,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import check_output_file, write_atomic
-from ..discover import Workspace
+from ..files.atomic import check_output_file, write_atomic
 from ..findings import markdown as findings_markdown
 from ..findings import sarif as findings_sarif
 from ..findings.check import CONTEXT_NOTE, CheckResult, check_review
 from ..findings.diff import DiffError
+from ..project.discover import Workspace
 from .common import (
     EXIT_INVALID,
     EXIT_OK,

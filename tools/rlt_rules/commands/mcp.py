@@ -10,9 +10,9 @@ import argparse
 import math
 from pathlib import Path
 
-from ..config import ConfigError
-from ..discover import DiscoveryError, Workspace, open_workspace
-from ..mcp_names import CALL_TIMEOUT
+from ..facts.mcp_names import CALL_TIMEOUT
+from ..files.config import ConfigError
+from ..project.discover import DiscoveryError, Workspace, open_workspace
 from .common import EXIT_OK, UsageError, add_library_option, add_site_url_option, site_url_of
 
 #: The largest ``--call-timeout``, in seconds: a day.

@@ -15,12 +15,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..bundle_load import load_bundle
 from ..export.changelog import diff_markdown
-from ..load import load_yaml
-from ..model import Library, LibraryError
-from ..project import check_project
+from ..files.atomic import write_atomic
+from ..library.bundle_load import load_bundle
+from ..library.load import load_yaml
+from ..library.model import Library, LibraryError
+from ..library.schema_errors import schema_diagnostics
+from ..library.validate import LIBRARY_FILE
+from ..project.check import check_project
 from ..releases import (
     History,
     Version,
@@ -32,8 +34,6 @@ from ..releases import (
     releases_dir,
     write_release,
 )
-from ..schema_errors import schema_diagnostics
-from ..validate import LIBRARY_FILE
 from .common import EXIT_INVALID, EXIT_OK, UsageError, add_rules_option
 from .scaffold import scaffold_rule
 

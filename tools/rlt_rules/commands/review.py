@@ -1,7 +1,7 @@
 """``rlt-rules review-context [--diff FILE | - | --base REF] [--max-chars N] [-- PATH...]``: what
 an agent needs to review one change with the library, as one Markdown document
 (:mod:`rlt_rules.findings.context`). Without ``--diff`` the change is ``git diff REF -- PATH...``
-(:mod:`rlt_rules.gitdiff`): the working tree against ``HEAD`` unless ``--base`` names another.
+(:mod:`rlt_rules.files.gitdiff`): the working tree against ``HEAD`` unless ``--base`` names another.
 
 The agent's answer is then checked with ``rlt-rules findings check ANSWER --repo . --diff FILE``
 and published with ``findings sarif`` or ``findings markdown``.
@@ -15,12 +15,12 @@ import stat
 import sys
 from pathlib import Path
 
-from ..atomic import check_output_file, write_atomic
-from ..bounds import CHARACTERS
-from ..config import ConfigError
+from ..files.atomic import check_output_file, write_atomic
+from ..files.bounds import CHARACTERS
+from ..files.config import ConfigError
+from ..files.gitdiff import DEFAULT_BASE, GitDiffError, read_change
 from ..findings.context import ContextTooLong, DiffSource, review_context
 from ..findings.diff import DiffError, parse_diff
-from ..gitdiff import DEFAULT_BASE, GitDiffError, read_change
 from ..render.text import visible
 from ..scan import DiffError as ScanDiffError
 from ..scan import changed_lines, places_to_look, unplaced

@@ -13,10 +13,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import check_output_file, write_atomic
-from ..bounds import BYTES, FILE_SECONDS, JOBS
-from ..config import ConfigError
-from ..reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
+from ..files.atomic import check_output_file, write_atomic
+from ..files.bounds import BYTES, FILE_SECONDS, JOBS
+from ..files.config import ConfigError
+from ..files.reading import MAX_DIFF_BYTES, MAX_FILE_BYTES, ReadRefused, read_diff
 from ..render.text import visible
 from ..scan import (
     FILE_TIMEOUT,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..schemas import generated_schemas
+from ..files.atomic import write_atomic
+from ..library.schemas import generated_schemas
 from .common import EXIT_INVALID, EXIT_OK
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
+from ..project.check import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from ..site.publish import (
     LATEST_ALIAS,
     Finished,

@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from ..model import Rule
-from ..project import DEFAULT_RULES_DIR, ProjectCheck, check_project, filter_for_files
+from ..library.model import Rule
+from ..project.check import DEFAULT_RULES_DIR, ProjectCheck, check_project, filter_for_files
 from .common import EXIT_INVALID, EXIT_OK, UsageError
 
 

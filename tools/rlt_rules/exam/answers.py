@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings.check import check_review
-from ..model import Library
+from ..library.model import Library
 from .output import REPO
 from .scoring import Answered
 

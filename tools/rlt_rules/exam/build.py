@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import Library
+from ..library.model import Library
 from .data import ExamData, load_exam_data
 from .library_tasks import library_tasks
 from .real_tasks import real_tasks

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import Diagnostic
+from ..library.model import Diagnostic
 from .yamlfile import DataFile, read_data_file
 
 CASES = "cases"

@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import RepoConfig
-from ..model import Library, Status
+from ..files.config import RepoConfig
+from ..library.model import Library, Status
 from ..scan import REASONLESS, UNUSED, changed_lines, plan_scan, scan
 from .output import REPO
 from .scoring import Answered, ExamScore, score_exam

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..comments import comments
-from ..model import Library, Status
-from ..pairs import MARKER, ExamplePair, marked_lines, pairs_of
+from ..files.comments import comments
+from ..library.model import Library, Status
+from ..library.pairs import MARKER, ExamplePair, marked_lines, pairs_of
 from .patches import file_diff
 from .tasks import Expected, Task, TaskFile, TaskKind, make_task
 

@@ -23,8 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import WriteRefused, content_digest, digest, process_running
-from ..jsonout import indented
+from ..files.atomic import WriteRefused, content_digest, digest, process_running
+from ..files.jsonout import indented
 from ..render.code import code_span
 from .tasks import Exam, Task
 
@@ -128,7 +128,7 @@ def _foreign(directory: Path) -> list[str]:
 
 def write_tasks(directory: Path, exam: Exam) -> int:
     """Write the exam's tasks into ``directory`` (new, empty, or written by the exam and not
-    changed since); :class:`~rlt_rules.atomic.WriteRefused` otherwise. Returns the count."""
+    changed since); :class:`~rlt_rules.files.atomic.WriteRefused` otherwise. Returns the count."""
     directory = Path(directory).absolute()
     if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
         raise WriteRefused(f"{directory}: is not a folder; give a folder for the tasks")

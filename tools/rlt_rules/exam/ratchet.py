@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..jsonout import indented
+from ..files.jsonout import indented
 from .scoring import ExamScore
 from .tasks import Group
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jsonout import indented
+from ..files.jsonout import indented
 from .scoring import ExamScore, Table, Tally
 from .tasks import OUTSIDE, TOLERANCE, Group
 

@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Diagnostic
+from ..library.model import Diagnostic
 from .data import ExamDataError, Region, Where
 
 #: How to get the corpus folders this repository's cases read.

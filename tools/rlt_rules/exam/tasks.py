@@ -17,7 +17,7 @@ import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model import Diagnostic, Library
+from ..library.model import Diagnostic, Library
 from .data import ExamData, ExamDataError
 
 #: The row of a report for findings that cite no rule, and defects no rule covers.

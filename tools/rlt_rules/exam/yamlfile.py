@@ -1,10 +1,10 @@
 """Read one exam data file (a YAML mapping or a YAML list) and check it against its schema.
 
-The project's YAML reader (:func:`rlt_rules.load.parse_yaml`: duplicate keys, anchors and
+The project's YAML reader (:func:`rlt_rules.library.load.parse_yaml`: duplicate keys, anchors and
 YAML 1.1 surprises rejected, every value's position kept) reads mappings only; a list file
 (``controls.yaml``, ``valid.yaml``) is read as the one value of a mapping, each of its lines
 indented, and every position is given back as the file's own. Every problem is a
-:class:`~rlt_rules.model.Diagnostic` at the file's ``path:line:column``.
+:class:`~rlt_rules.library.model.Diagnostic` at the file's ``path:line:column``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..load import Document, JsonPath, Position, parse_yaml, read_source
-from ..model import Diagnostic
-from ..schema_errors import YAML_TYPES, Wording, schema_messages
-from ..schemas import checker
+from ..library.load import Document, JsonPath, Position, parse_yaml, read_source
+from ..library.model import Diagnostic
+from ..library.schema_errors import YAML_TYPES, Wording, schema_messages
+from ..library.schemas import checker
 
 #: The key a list file is read under.
 _WRAP = "items"

@@ -1,8 +1,9 @@
-"""Exports: each a pure, deterministic function of the typed :class:`~rlt_rules.model.Library`.
+"""Exports: each a pure, deterministic function of the typed
+:class:`~rlt_rules.library.model.Library`.
 
 Every format renders to ``{relative path: bytes}``; :data:`FORMATS` is the one table of them
 (name, renderer, folder on the site, whether ``-o`` names a folder). Nothing here touches the
-file system (:mod:`rlt_rules.atomic` writes rendered files atomically). ``site_files`` is the
+file system (:mod:`rlt_rules.files.atomic` writes rendered files atomically). ``site_files`` is the
 contract with the site build: the files to publish at the site root.
 """
 
@@ -11,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import bundle
-from ..model import Library
+from ..library import bundle
+from ..library.model import Library
+from ..library.schemas import schema_dir
 from ..render.inert import InertRules
-from ..schemas import schema_dir
 from . import astgrep, checklist, llms, reviewers, sarif, skill
 
 #: ``render(library, site_url, **options)``: the options a format names in ``options``.
@@ -80,7 +81,7 @@ FORMATS: dict[str, ExportFormat] = {
 }
 
 #: The schemas published next to the exports: the bundle's (self-contained: generated with the
-#: rule and library schemas embedded, see :func:`rlt_rules.schemas.generated_schemas`), the
+#: rule and library schemas embedded, see :func:`rlt_rules.library.schemas.generated_schemas`), the
 #: record formats, and the format review findings are written in.
 PUBLISHED_SCHEMAS = (
     "bundle.schema.json",

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..detect import run_detector
-from ..model import Detector, ExampleKind, Library, Rule, Status
+from ..detectors.detect import run_detector
+from ..library.model import Detector, ExampleKind, Library, Rule, Status
 from ..render.code import code_span, fenced
 from ..render.links import rule_url
 from ..render.yaml_text import yaml_text

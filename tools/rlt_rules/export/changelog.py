@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import Library
+from ..library.model import Library
 from ..releases import Bump, ChangeKind, History, LibraryDiff, compare
 from ..render.inert import inert_markdown, md_text
 from ..render.links import rule_uri

@@ -6,7 +6,7 @@ deprecated rule's heading names its replacement.
 
 from __future__ import annotations
 
-from ..model import Library, Status
+from ..library.model import Library, Status
 from ..render.inert import InertRules, inert_library
 from ..render.markdown import bullet_list, encode_blocks
 from ..render.text import rule_heading

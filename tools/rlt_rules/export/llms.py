@@ -8,7 +8,7 @@ rule with its statement, seed example, rationale, guidance and runnable examples
 
 from __future__ import annotations
 
-from ..model import Library, Rule
+from ..library.model import Library, Rule
 from ..render.inert import InertRules, inert_library
 from ..render.links import rule_url, site_base
 from ..render.markdown import encode_blocks, encoded_library, library_blocks

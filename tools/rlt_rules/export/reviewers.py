@@ -40,10 +40,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import mcp_names
-from ..about import NAME, VERSION
-from ..jsonout import indented
-from ..model import Library, Status
+from ..facts import mcp_names
+from ..facts.about import NAME, VERSION
+from ..files.jsonout import indented
+from ..library.model import Library, Status
 from ..render.answer import answer_blocks
 from ..render.code import code_span
 from ..render.digest import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jsonout import indented
-from ..model import Library
+from ..files.jsonout import indented
+from ..library.model import Library
 from ..render.inert import InertRules
 from ..render.sarif import descriptor_fragments, driver, envelope
 

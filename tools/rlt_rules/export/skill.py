@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Library
+from ..library.model import Library
 from ..render.inert import InertRules, inert_library
 from ..render.markdown import encode_blocks, encoded_library, library_blocks
 from ..render.yaml_text import yaml_text

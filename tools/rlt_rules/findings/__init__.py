@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import Library
+from ..library.model import Library
 from ..render.code import code_span, fenced
 from ..render.links import rule_uri
 from .check import CheckResult, check_review, load_review

@@ -1,9 +1,9 @@
 """Check a findings file (YAML or JSON) against its schema, the library and, optionally, the repo.
 
-Order: load with positions (:func:`rlt_rules.load.parse_yaml`; libyaml reads JSON too; a syntax
-error says how agents' answers usually go wrong and what to do) -> schema
-(:func:`rlt_rules.schema_errors.schema_problems`, same messages as ``validate``) -> the library
-(unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
+Order: load with positions (:func:`rlt_rules.library.load.parse_yaml`; libyaml reads JSON too; a
+syntax error says how agents' answers usually go wrong and what to do) -> schema
+(:func:`rlt_rules.library.schema_errors.schema_problems`, same messages as ``validate``) -> the
+library (unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
 repository is given (paths, line ranges, columns, whether a suggested patch applies) -> the
 change under review when its diff is given (each location among the lines it touches). Every
 check after the schema runs on each part the schema accepted, so one run reports every problem.
@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..load import Document, JsonPath, Position, parse_yaml, read_source
-from ..model import Diagnostic, Library, Severity, Status, id_span
-from ..reading import MAX_FILE_BYTES, ReadRefused, read_regular
-from ..schema_errors import SchemaProblem, schema_problems
+from ..files.reading import MAX_FILE_BYTES, ReadRefused, read_regular
+from ..library.load import Document, JsonPath, Position, parse_yaml, read_source
+from ..library.model import Diagnostic, Library, Severity, Status, id_span
+from ..library.schema_errors import SchemaProblem, schema_problems
 from .diff import Change, LineRange
 from .model import FindingsError, Review
 from .patch import Patch, PatchError, PatchOp, parse_patch
@@ -465,7 +465,8 @@ def _apply_diagnostics(patch: Patch, lines: tuple[str, ...], file_path: str, at_
 
 class _RepoFiles:
     """The reviewed repository's text files, read once each, confined to the repository, each
-    as ``scan`` reads one: a regular file of at most :data:`~rlt_rules.reading.MAX_FILE_BYTES`."""
+    as ``scan`` reads one: a regular file of at most
+    :data:`~rlt_rules.files.reading.MAX_FILE_BYTES`."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()

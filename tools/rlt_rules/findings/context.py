@@ -16,8 +16,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from ..about import NAME, VERSION
-from ..model import Library
+from ..facts.about import NAME, VERSION
+from ..library.model import Library
 from ..render.answer import answer_blocks
 from ..render.code import code_span
 from ..render.digest import Detail, fit_rules

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..model import Library
+from ..library.model import Library
 from ..render.code import code_span, fenced
 from ..render.inert import md_prose
 from ..render.links import rule_url

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..model import Diagnostic
+from ..library.model import Diagnostic
 
 
 class FindingSeverity(StrEnum):

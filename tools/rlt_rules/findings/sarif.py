@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jsonout import indented
-from ..model import Library
+from ..files.jsonout import indented
+from ..library.model import Library
 from ..render.sarif import (
     OUTSIDE_RULES_ID,
     artifact_location,

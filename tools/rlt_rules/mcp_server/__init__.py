@@ -4,7 +4,7 @@
 change; check a findings answer; scan code), a resource per rule page (``rlt://rules/R03``) and
 the prompt that starts a review (:mod:`.server`); what they answer about the rules is built in
 :mod:`.views`, and the reviewed repository (its diffs and files) is :mod:`.workspace`. The tool
-names are :mod:`rlt_rules.mcp_names`'s, which the reviewers' export grants to the subagent.
+names are :mod:`rlt_rules.facts.mcp_names`'s, which the reviewers' export grants to the subagent.
 """
 
 from __future__ import annotations

@@ -30,18 +30,18 @@ from typing import Any
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..addresses import AddressError
-from ..bounds import OutOfBounds
-from ..config import ConfigError
-from ..diffs import DiffError
-from ..discover import DiscoveryError
+from ..facts.addresses import AddressError
+from ..files.bounds import OutOfBounds
+from ..files.config import ConfigError
+from ..files.diffs import DiffError
+from ..files.gitdiff import GitDiffError
+from ..files.globs import GlobError
+from ..files.reading import BadPath, JsonRefused, ReadRefused
 from ..findings.context import ContextTooLong
 from ..findings.model import FindingsError
 from ..findings.patch import PatchError
-from ..gitdiff import GitDiffError
-from ..globs import GlobError
-from ..model import LibraryError
-from ..reading import BadPath, JsonRefused, ReadRefused
+from ..library.model import LibraryError
+from ..project.discover import DiscoveryError
 from ..scan import MatchError
 from ..scan.plan import SelectionError
 from .views import ViewError

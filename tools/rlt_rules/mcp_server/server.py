@@ -25,16 +25,16 @@ from mcp.server.mcpserver.resources import FunctionResource
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
-from .. import mcp_names
-from ..about import NAME, VERSION
-from ..config import ConfigError
-from ..detect import DetectorSet
-from ..discover import Workspace as LibraryWorkspace
+from ..detectors.detect import DetectorSet
+from ..facts import mcp_names
+from ..facts.about import NAME, VERSION
+from ..files.config import ConfigError
+from ..files.gitdiff import DEFAULT_BASE
+from ..files.reading import MAX_FILE_BYTES
 from ..findings.check import check_answer
 from ..findings.context import ContextTooLong, DiffSource, review_context
-from ..gitdiff import DEFAULT_BASE
-from ..model import Library, Status
-from ..reading import MAX_FILE_BYTES
+from ..library.model import Library, Status
+from ..project.discover import Workspace as LibraryWorkspace
 from ..render.text import rule_heading
 from ..scan import DiffError as ScanDiffError
 from ..scan import (

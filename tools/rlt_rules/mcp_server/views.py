@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypedDict
 
-from .. import mcp_names
-from ..model import Library, Rule, Status, id_span
+from ..facts import mcp_names
+from ..library.model import Library, Rule, Status, id_span
 from ..render.digest import Detail, rule_text
 from ..render.inert import inert_library, inert_rule
 from ..render.links import rule_url

@@ -27,7 +27,7 @@ from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 
 #: The longest line read, in bytes: twice the largest diff a tool takes
-#: (:data:`rlt_rules.reading.MAX_DIFF_BYTES`), since JSON escapes it.
+#: (:data:`rlt_rules.files.reading.MAX_DIFF_BYTES`), since JSON escapes it.
 MAX_LINE_BYTES = 64 * 1024 * 1024
 #: JSON-RPC error codes.
 PARSE_ERROR = -32700

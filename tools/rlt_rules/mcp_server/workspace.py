@@ -1,11 +1,11 @@
 """The reviewed repository the MCP server runs in: its root, the change under review (a diff
 given as text, or ``git diff BASE -- PATH...`` read from the repository by
-:mod:`rlt_rules.gitdiff`) and the files an agent names, kept inside the root. Read-only: git is
-asked for a diff and nothing else.
+:mod:`rlt_rules.files.gitdiff`) and the files an agent names, kept inside the root. Read-only: git
+is asked for a diff and nothing else.
 
 The root may be a folder inside a Git repository: the diff is then that folder's alone, its
 paths relative to it (``git diff --relative``), as every other path here is. A diff, given or
-read, holds at most :data:`~rlt_rules.reading.MAX_DIFF_BYTES`.
+read, holds at most :data:`~rlt_rules.files.reading.MAX_DIFF_BYTES`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..files.gitdiff import GIT_TIMEOUT_SECONDS, GitChange, GitDiffError, read_change
+from ..files.reading import MAX_DIFF_BYTES
 from ..findings.diff import Change, DiffError, parse_diff
-from ..gitdiff import GIT_TIMEOUT_SECONDS, GitChange, GitDiffError, read_change
-from ..reading import MAX_DIFF_BYTES
 from .views import ViewError
 
 __all__ = ["GIT_TIMEOUT_SECONDS", "Workspace"]

@@ -1,8 +1,8 @@
 """Release history: stable rule ids enforced by software, not by care.
 
 A release is a bundle: ``releases/<version>.json`` beside ``rules/``, written by
-:func:`rlt_rules.bundle.render` and read back by :func:`rlt_rules.bundle_load.read_bundle`.
-One module per job:
+:func:`rlt_rules.library.bundle.render` and read back by
+:func:`rlt_rules.library.bundle_load.read_bundle`. One module per job:
 
 * :mod:`.versions`: ``MAJOR.MINOR.PATCH`` and the kinds of release (:class:`Bump`);
 * :mod:`.history`: reading ``releases/`` into a :class:`History`;

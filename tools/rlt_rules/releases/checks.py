@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from ..load import Document
-from ..model import Diagnostic, Status, id_number
-from ..validate import LIBRARY_FILE, RecordCheck
+from ..library.load import Document
+from ..library.model import Diagnostic, Status, id_number
+from ..library.validate import LIBRARY_FILE, RecordCheck
 from .history import History, HistoryResult, read_history, releases_display
 from .versions import NEXT, Version
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from pathlib import Path
 
-from ..bundle_load import read_bundle
-from ..load import line_column
-from ..model import Diagnostic, Library, LibraryError, Rule
+from ..library.bundle_load import read_bundle
+from ..library.load import line_column
+from ..library.model import Diagnostic, Library, LibraryError, Rule
 from .versions import Version, version_key
 
 RELEASES_DIR = "releases"

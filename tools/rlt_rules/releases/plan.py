@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..atomic import write_atomic
-from ..bundle import render
-from ..model import Library, Rule
-from ..validate import LIBRARY_FILE
+from ..files.atomic import write_atomic
+from ..library.bundle import render
+from ..library.model import Library, Rule
+from ..library.validate import LIBRARY_FILE
 from .history import History, Release, release_path
 from .policy import LibraryDiff, compare
 from .versions import NEXT, Bump, Version, bump_between

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model import Library, Rule, Status, id_number
+from ..library.model import Library, Rule, Status, id_number
 from .history import History
 from .versions import Bump
 

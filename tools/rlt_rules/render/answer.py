@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Library
-from ..schemas import load_schema
+from ..library.model import Library
+from ..library.schemas import load_schema
 from .code import fenced
 from .digest import applicable_rules
 from .inert import inert_markdown

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model import Library, Rule, Status
+from ..library.model import Library, Rule, Status
 from .inert import InertRules, inert_rule, md_text
 from .links import rule_url, site_base
 from .markdown import bullet_list

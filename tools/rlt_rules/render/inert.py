@@ -19,8 +19,8 @@ those characters as text, while code, emphasis and ordinary links keep working:
   add ``onfocus=…`` attributes;
 * a link or reference definition whose destination has a scheme other than http, https or
   mailto (``javascript:``, ``data:``…) is broken up: its ``](`` or ``]:`` gets an entity, and
-  the text shows as written (:mod:`rlt_rules.text_links` decides it, and ``validate`` rejects
-  a link that stays one but is not absolute);
+  the text shows as written (:mod:`rlt_rules.library.text_links` decides it, and ``validate``
+  rejects a link that stays one but is not absolute);
 * fenced code blocks and inline code spans stay verbatim: renderers escape code themselves.
   Only code the renderers are sure to read as code is kept; anything ambiguous (an unclosed
   fence, a fence whose lines are less indented than its opening, a line with unpaired or
@@ -39,11 +39,11 @@ import re
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 
-from ..model import Example, Library, Rule
-from ..text_links import DESTINATION_WINDOW as _DESTINATION_WINDOW
-from ..text_links import SAFE_SCHEMES as SAFE_SCHEMES
-from ..text_links import code_before_close as _code_before_close
-from ..text_links import unsafe_destination as _unsafe_destination
+from ..library.model import Example, Library, Rule
+from ..library.text_links import DESTINATION_WINDOW as _DESTINATION_WINDOW
+from ..library.text_links import SAFE_SCHEMES as SAFE_SCHEMES
+from ..library.text_links import code_before_close as _code_before_close
+from ..library.text_links import unsafe_destination as _unsafe_destination
 from .text import starts_with_code
 
 # Markdown's backslash escapes, less ``>``: html.escape turns it (and ``<``, ``&``) into entities.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Library, Rule
+from ..library.model import Library, Rule
 from .digest import Detail, applicable_rules, fit_rules, rule_text
 from .inert import inert_rule, md_text
 

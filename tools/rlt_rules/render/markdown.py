@@ -7,7 +7,7 @@ callers join blocks with one blank line. Library text is inserted verbatim.
 
 from __future__ import annotations
 
-from ..model import Example, Library, Rule, Status
+from ..library.model import Example, Library, Rule, Status
 from .code import fenced
 from .inert import InertRules
 from .text import rule_heading, starts_with_code

@@ -1,8 +1,8 @@
 """Each rule's pieces of the exports, remembered across the builds of one live preview.
 
 A preview builds the site again on every edit, and the exports with it: the same rules, most
-of them unchanged (the validator hands back the same :class:`~rlt_rules.model.Rule` objects).
-:class:`RuleParts` is an :class:`~.inert.InertRules` whose inert rules and per-rule pieces
+of them unchanged (the validator hands back the same :class:`~rlt_rules.library.model.Rule`
+objects). :class:`RuleParts` is an :class:`~.inert.InertRules` whose inert rules and per-rule pieces
 (:meth:`~.inert.InertRules.part`: a rule's record as JSON, its SARIF descriptor, its Markdown
 blocks…) are kept from one run to the next. Every piece is keyed by everything it is made
 from (the rule by value, the site URL, the library's inputs it reads), never by a rule id
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
-from ..memo import Recent
-from ..model import Rule
+from ..files.memo import Recent
+from ..library.model import Rule
 from .inert import InertRules, inert_rule
 
 
 class RuleParts(InertRules):
     """Inert rules and the formats' per-rule pieces, each made once while they are asked for
-    in every build (:class:`~rlt_rules.memo.Recent`)."""
+    in every build (:class:`~rlt_rules.files.memo.Recent`)."""
 
     __slots__ = ("_inert", "_parts")
 

@@ -14,8 +14,8 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from ..jsonout import ArrayPieces, indented_array, indented_fragment
-from ..model import Detector, HintSeverity, Library, Rule, Status
+from ..files.jsonout import ArrayPieces, indented_array, indented_fragment
+from ..library.model import Detector, HintSeverity, Library, Rule, Status
 from .inert import InertRules, inert_rule
 from .links import rule_url, site_base
 from .markdown import bullet_list, guidance_blocks, join_blocks, seed_example_block, status_note

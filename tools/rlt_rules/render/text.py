@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from ..model import OUTPUT_LINE, Library, Rule, expected_output
+from ..library.model import OUTPUT_LINE, Library, Rule, expected_output
 
-#: ``OUTPUT_LINE`` and ``expected_output`` are the example contract's (:mod:`rlt_rules.model`),
-#: offered here with the other plain-text helpers the views use.
+#: ``OUTPUT_LINE`` and ``expected_output`` are the example contract's
+#: (:mod:`rlt_rules.library.model`), offered here with the other plain-text helpers the views use.
 __all__ = [
     "FENCE",
     "decodable",

@@ -1,6 +1,6 @@
 """``rlt-rules scan``: point reviewers at code shaped like a rule's triggers.
 
-:func:`scan` runs the library's detectors (:mod:`rlt_rules.detect`) over Python files and
+:func:`scan` runs the library's detectors (:mod:`rlt_rules.detectors.detect`) over Python files and
 folders (what Git ignores is skipped, :mod:`.files`), optionally only on the lines a unified
 diff adds or changes (:mod:`.diff`), honouring ``# rlt: ignore[Rnn] reason`` comments
 (:mod:`.suppress`; one that silences nothing is reported). Paths are shown relative to a
@@ -15,12 +15,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bounds import FILE_SECONDS, JOBS, OutOfBounds
-from ..config import RepoConfig
-from ..detect import DetectorSet
+from ..detectors.detect import DetectorSet
+from ..files.bounds import FILE_SECONDS, JOBS, OutOfBounds
+from ..files.config import RepoConfig
+from ..files.reading import MAX_FILE_BYTES, BadPath, check_limit, check_path
 from ..findings.context import Place, Places
-from ..model import Library, Status
-from ..reading import MAX_FILE_BYTES, BadPath, check_limit, check_path
+from ..library.model import Library, Status
 from .diff import DiffError, changed_lines
 from .engine import REASONLESS, UNUSED, FileHit, Problem, scan_files
 from .files import PYTHON_SUFFIXES, Walk, shown_path
@@ -132,8 +132,9 @@ def scan(
     A file over ``max_file_bytes``, what the walk could not read, a Python file ``changed``
     names that is not under the root (:func:`unplaced`), and a detector that does not finish
     on a file within ``file_timeout`` seconds (default: the plan's, else 30) are problems of
-    the result. A number outside its :mod:`~rlt_rules.bounds` is an
-    :class:`~rlt_rules.bounds.OutOfBounds`, a path or root with a NUL byte a :class:`BadPath`."""
+    the result. A number outside its :mod:`~rlt_rules.files.bounds` is an
+    :class:`~rlt_rules.files.bounds.OutOfBounds`, a path or root with a NUL byte a
+    :class:`BadPath`."""
     if file_timeout is None:
         file_timeout = plan.file_timeout if plan is not None else FILE_TIMEOUT
     _check_numbers(max_file_bytes, file_timeout, jobs)

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import yaml
 
-from ..atomic import write_atomic
-from ..detect import DetectorSet
-from ..model import CorpusScope, Library, Measured, Status
-from ..project import load_library
-from ..schemas import validator_for
+from ..detectors.detect import DetectorSet
+from ..files.atomic import write_atomic
+from ..library.model import CorpusScope, Library, Measured, Status
+from ..library.schemas import validator_for
+from ..project.check import load_library
 from . import FileHit, ScanResult, detector_set, scan
 
 SCHEMA_NAME = "verdicts.schema.json"

@@ -1,5 +1,5 @@
 """The lines a unified diff adds or changes, per file of the new side, read by the one diff
-reader (:mod:`rlt_rules.diffs`).
+reader (:mod:`rlt_rules.files.diffs`).
 
 A pull request's review wants hints on the code it adds: a line the diff adds (``+``), which
 is also how a changed line appears, counts; context lines and removed lines do not. Paths are
@@ -9,7 +9,7 @@ it, or a broken hunk header, is a :class:`DiffError` at its line.
 
 from __future__ import annotations
 
-from ..diffs import DiffError, FileStatus, parse_diff
+from ..files.diffs import DiffError, FileStatus, parse_diff
 
 __all__ = ["DiffError", "changed_lines"]
 

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..detect import DetectorSet, Hit
-from ..model import HintSeverity
-from ..reading import MAX_FILE_BYTES, ReadRefused, read_regular
+from ..detectors.detect import DetectorSet, Hit
+from ..files.reading import MAX_FILE_BYTES, ReadRefused, read_regular
+from ..library.model import HintSeverity
 from .matcher import FILE_TIMEOUT, Matcher, Source
 from .suppress import Notice, read_suppressions
 

@@ -4,7 +4,7 @@ A folder is walked in sorted order. Hidden files and folders (a name starting wi
 skipped, as ``ast-grep scan`` and ripgrep skip them, and so is everything a ``.gitignore``
 excludes: the ``.gitignore`` files inside the walked folder and those of its parent folders up
 to the repository root (the nearest folder holding ``.git``), matched with Git's rules in
-linear time by :mod:`rlt_rules.globs` (deeper files and later lines win; an ignored folder is
+linear time by :mod:`rlt_rules.files.globs` (deeper files and later lines win; an ignored folder is
 not entered). A file named
 on the command line is always scanned, and so is a folder (as ripgrep and ``ast-grep scan`` do):
 when Git ignores the named folder itself, only the ``.gitignore`` files inside it apply.
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..globs import Glob, GlobError, GlobSet, PathMatch
-from ..reading import MAX_IGNORE_BYTES, ReadRefused, read_regular
+from ..files.globs import Glob, GlobError, GlobSet, PathMatch
+from ..files.reading import MAX_IGNORE_BYTES, ReadRefused, read_regular
 
 #: File name endings ast-grep reads as Python.
 PYTHON_SUFFIXES = (".py", ".pyi")

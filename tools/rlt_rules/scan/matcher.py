@@ -27,8 +27,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..detect import Hit, cli_rule
-from ..model import Detector
+from ..detectors.detect import Hit, cli_rule
+from ..library.model import Detector
 
 #: The default bound, in seconds, on matching one file (``--file-timeout``).
 FILE_TIMEOUT = 30.0

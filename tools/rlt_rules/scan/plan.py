@@ -4,7 +4,7 @@ reviewed repository's ``[tool.rlt-rules]`` (``select``, ``ignore``, ``exclude``,
 
 An id is a rule id (``R07``: every detector of the rule) or a detector id
 (``R10-hasattr-guard``). A mistake on the command line is a :class:`SelectionError`; one in
-the configuration a :class:`~rlt_rules.config.ConfigError` at its line and column.
+the configuration a :class:`~rlt_rules.files.config.ConfigError` at its line and column.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import ConfigError, RepoConfig
-from ..detect import DetectorSet, Hit
-from ..globs import GlobError, GlobSet
-from ..model import Detector, Library, Status
+from ..detectors.detect import DetectorSet, Hit
+from ..files.config import ConfigError, RepoConfig
+from ..files.globs import GlobError, GlobSet
+from ..library.model import Detector, Library, Status
 from .matcher import FILE_TIMEOUT
 
 

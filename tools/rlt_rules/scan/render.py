@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..about import NAME, VERSION
-from ..jsonout import indented, line_safe
-from ..model import Library
+from ..facts.about import NAME, VERSION
+from ..files.jsonout import indented, line_safe
+from ..library.model import Library
 from ..render.links import rule_url, suppression_url
 from ..render.sarif import (
     LEVELS,

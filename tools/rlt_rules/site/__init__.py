@@ -1,4 +1,5 @@
-"""The reference site: Markdown pages generated from the typed :class:`~rlt_rules.model.Library`.
+"""The reference site: Markdown pages generated from the typed
+:class:`~rlt_rules.library.model.Library`.
 
 :mod:`.plugin` is the MkDocs plugin (``plugins: [rlt-rules]``): it loads the library once per
 build, adds the generated pages (:mod:`.pages` lists every generator: :mod:`.rule_page`,

@@ -9,14 +9,14 @@ own: what is worth remembering across builds is remembered here.
 
 from __future__ import annotations
 
-from ..atomic import LastWritten
-from ..memo import ByPage, Recent
-from ..pairs import MarkerCache
+from ..files.atomic import LastWritten
+from ..files.memo import ByPage, Recent
+from ..library.pairs import MarkerCache
 from ..render.parts import RuleParts
 
 
 class PageCache:
-    """Memos of the parts of generated pages (:class:`~rlt_rules.memo.Recent`): call
+    """Memos of the parts of generated pages (:class:`~rlt_rules.files.memo.Recent`): call
     :meth:`next_generation` once per build."""
 
     __slots__ = (

@@ -1,8 +1,8 @@
 """A rule page's examples: each pair side by side with its marked lines, output and diff.
 
-Pairs come from :func:`rlt_rules.pairs.pairs_of`; the lines a rule's ``# Rnn:`` markers cover
-(:meth:`~rlt_rules.pairs.MarkerCache.marked_lines`) and the output lines that differ between
-bad and good are highlighted, and the bad → good diff closes each pair. Examples without a
+Pairs come from :func:`rlt_rules.library.pairs.pairs_of`; the lines a rule's ``# Rnn:`` markers
+cover (:meth:`~rlt_rules.library.pairs.MarkerCache.marked_lines`) and the output lines that differ
+between bad and good are highlighted, and the bad → good diff closes each pair. Examples without a
 counterpart follow as tabs.
 """
 
@@ -14,8 +14,8 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable
 
-from ..model import Example, ExampleKind, Rule
-from ..pairs import ExamplePair, MarkerCache, pairs_of
+from ..library.model import Example, ExampleKind, Rule
+from ..library.pairs import ExamplePair, MarkerCache, pairs_of
 from ..render.code import fenced
 from ..render.text import OUTPUT_LINE, expected_output
 from .cite import cite_anchor, cite_marker

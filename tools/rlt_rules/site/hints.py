@@ -10,7 +10,7 @@ block, fenced as every view fences code.
 
 from __future__ import annotations
 
-from ..model import CorpusScope, Detector, Measured, Rule
+from ..library.model import CorpusScope, Detector, Measured, Rule
 from ..render.code import code_span, fenced
 from ..render.inert import inert_markdown
 from ..render.yaml_text import yaml_text

@@ -23,8 +23,8 @@ import html
 import posixpath
 import textwrap
 
-from ..model import Category, Library, Rule, Status, id_span
-from ..pairs import ExamplePair, pairs_of
+from ..library.model import Category, Library, Rule, Status, id_span
+from ..library.pairs import ExamplePair, pairs_of
 from ..render.code import fenced
 from ..render.inert import md_text
 from ..render.text import expected_output

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..model import Library, Rule, Status, id_span
+from ..library.model import Library, Rule, Status, id_span
 from ..render.text import one_line
 from .cache import PageCache
 from .markup import (

@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..model import Library, Status, id_span
+from ..library.model import Library, Status, id_span
 from .markup import category_uri, count_rules, link, markdown, md_text, rule_label, rule_uri
 from .tags import TAGS_MARKER, tags_markdown
 

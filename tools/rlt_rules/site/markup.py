@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 from dataclasses import KW_ONLY, dataclass
 
-from ..model import Rule
+from ..library.model import Rule
 from ..render.inert import inert_markdown, md_text
 from ..render.links import rule_uri
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from ..model import Library
+from ..library.model import Library
 from . import learn
 from .markup import INDEX_URI, category_uri
 from .pages import REVIEW_TITLE, REVIEW_URI

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from ..export.changelog import changelog_markdown
 from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from ..findings import site_page as review_markdown
-from ..model import Library
+from ..library.model import Library
+from ..library.schemas import load_schema, schema_dir
 from ..releases import History, rule_history
-from ..schemas import load_schema, schema_dir
 from . import learn
 from .cache import PageCache
 from .listing import INDEX_TABLE, category_page, index_filter_text, index_page

@@ -38,9 +38,9 @@ from mkdocs.structure.pages import Page
 
 from ..export import site_files
 from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
-from ..model import LibraryError, Rule
-from ..project import DEFAULT_RULES_DIR, ProjectCheck, load_validated
-from ..validate import DocumentCache
+from ..library.model import LibraryError, Rule
+from ..library.validate import DocumentCache
+from ..project.check import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from . import RULES_DIR_ENV
 from .assembly import assemble
 from .cache import PageCache

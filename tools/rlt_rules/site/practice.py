@@ -35,8 +35,8 @@ import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..model import OUTPUT_LINE, Library, PracticeProgram, Rule, Status
-from ..pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
+from ..library.model import OUTPUT_LINE, Library, PracticeProgram, Rule, Status
+from ..library.pairs import MARKER, ExamplePair, Marker, marked_lines, markers, pairs_of
 from .cache import PageCache
 from .highlight import Line, PythonHighlighter
 from .listing import _JSON_MARKUP_ESCAPES
@@ -114,7 +114,7 @@ def _revealing_comments(
 ) -> Iterable[tuple[int, int]]:
     """Where each marker, and each other comment naming a rule id, starts: (line, column).
 
-    ``found`` are the markers (:func:`rlt_rules.pairs.markers`, whose tokenizing is kept for
+    ``found`` are the markers (:func:`rlt_rules.library.pairs.markers`, whose tokenizing is kept for
     the rule page's highlighting too); the code is tokenized again only when a rule id is left
     outside them, which an example rarely has."""
     positions = {(marker.line, marker.column - 1) for marker in found}

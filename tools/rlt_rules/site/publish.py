@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import current_umask, process_running
-from ..model import LibraryError
+from ..files.atomic import current_umask, process_running
+from ..library.model import LibraryError
 from . import RULES_DIR_ENV
 from .site_folder import SiteFolderRefused, record_site, refuse_foreign, refuse_sources
 

@@ -12,7 +12,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from ..model import Category, Library, Rule, Status
+from ..library.model import Category, Library, Rule, Status
 from ..releases import NEXT, RuleHistory
 from .cache import PageCache
 from .cite import Anchors, cite_marker

@@ -16,7 +16,7 @@ tabbed sets) numbered again across the page. Where a whole render would let one 
 change another (a reference definition, ``[TOC]``, a heading id used twice), the plugin
 renders the page whole.
 
-A rendered section is kept (:class:`~rlt_rules.memo.ByPage`, on the plugin's ``PageCache``) by
+A rendered section is kept (:class:`~rlt_rules.files.memo.ByPage`, on the plugin's ``PageCache``) by
 its Markdown and :func:`build_key`, unless rendering it logged a warning (a broken link): that
 one is rendered, and warns, on every build.
 """
@@ -36,7 +36,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
-from ..memo import ByPage
+from ..files.memo import ByPage
 from .markup import SECTIONS_MARKER
 
 #: Markdown that reaches across blocks: a reference, footnote or abbreviation definition (any

@@ -6,8 +6,8 @@ the target is everything it deletes. A folder holding the project, its docs or i
 refused (:func:`refuse_sources`), as MkDocs refuses a ``docs_dir`` inside ``site_dir``. A
 non-empty folder is replaced only when its record (:data:`SITE_RECORD`, written by
 :func:`record_site` into every site rlt-rules builds) lists each of its files with the content
-it has now, as the exports' manifest does (:mod:`rlt_rules.owned`): a file added or edited since
-the build, or a folder that was never a built site, is refused by name
+it has now, as the exports' manifest does (:mod:`rlt_rules.files.owned`): a file added or edited
+since the build, or a folder that was never a built site, is refused by name
 (:func:`refuse_foreign`).
 """
 

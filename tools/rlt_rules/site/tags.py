@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..model import Library
+from ..library.model import Library
 from .markup import href, page_title, page_url, rule_uri
 
 #: The marker of a hand-written page that lists every tag (``<!-- rlt:tags -->``).

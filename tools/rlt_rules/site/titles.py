@@ -14,7 +14,7 @@ import keyword
 import re
 from collections.abc import Iterable
 
-from ..pairs import ExamplePair
+from ..library.pairs import ExamplePair
 from ..render.code import code_span
 from ..render.inert import md_text
 

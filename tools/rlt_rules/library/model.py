@@ -1,7 +1,7 @@
 """The named contracts that cross every module boundary.
 
 Data flows one way: ``rules/*.yaml`` -> load -> validate -> these frozen objects -> outputs.
-Nothing downstream of :mod:`rlt_rules.validate` sees raw dicts or re-reads YAML.
+Nothing downstream of :mod:`rlt_rules.library.validate` sees raw dicts or re-reads YAML.
 
 ``to_dict``/``from_dict`` are the one mapping between these objects and plain JSON data
 (the record format of ``schema/rule.schema.json``); the bundle export and ``load_bundle``
@@ -17,11 +17,11 @@ from enum import StrEnum
 from typing import Any
 
 # The detector types live in their own module; importing them from here stays valid.
-from .detector_model import CorpusScope as CorpusScope
-from .detector_model import Detector
-from .detector_model import DetectorStatus as DetectorStatus
-from .detector_model import HintSeverity as HintSeverity
-from .detector_model import Measured as Measured
+from ..detectors.model import CorpusScope as CorpusScope
+from ..detectors.model import Detector
+from ..detectors.model import DetectorStatus as DetectorStatus
+from ..detectors.model import HintSeverity as HintSeverity
+from ..detectors.model import Measured as Measured
 
 
 class Severity(StrEnum):

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from .comments import comments
+from ..files.comments import comments
+from ..files.memo import Recent
 from .load import Document
-from .memo import Recent
 from .model import Diagnostic, Example, ExampleKind, Rule, Status
 
 #: A marker comment's text: ``# R03: reason``. The id is the marker's rule.
@@ -80,7 +80,7 @@ class MarkerCache:
     The validator (:func:`pair_diagnostics`) and the site's rule pages both read every
     example's markers; given one cache, they tokenize each code once, and a live preview that
     keeps the cache across its builds tokenizes only the code an edit changed. Its owner calls
-    :meth:`next_generation` once per build (see :class:`~rlt_rules.memo.Recent`).
+    :meth:`next_generation` once per build (see :class:`~rlt_rules.files.memo.Recent`).
     """
 
     __slots__ = ("_found",)

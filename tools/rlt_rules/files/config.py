@@ -18,9 +18,9 @@ naming the file, line and column: ``tomllib`` keeps no positions, so the key is 
 text (:func:`key_position`), and its table's header when the key is not on a line of its own.
 So is a value no scan could use: a glob that can match nothing (``!``, ``[z-a]``, an empty
 one), a ``site-url`` that is not an http(s) address safe to link from
-(:mod:`rlt_rules.weburl`), a ``file-timeout`` outside its :mod:`~rlt_rules.bounds`, a NUL byte
-in a path; and a ``pyproject.toml`` on the way up that cannot be read or is not UTF-8 (TOML is
-UTF-8): it may hold the table, so a parent folder's is never used in its place.
+(:mod:`rlt_rules.files.weburl`), a ``file-timeout`` outside its :mod:`~rlt_rules.files.bounds`, a
+NUL byte in a path; and a ``pyproject.toml`` on the way up that cannot be read or is not UTF-8 (TOML
+is UTF-8): it may hold the table, so a parent folder's is never used in its place.
 """
 
 from __future__ import annotations

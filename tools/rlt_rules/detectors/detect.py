@@ -1,4 +1,4 @@
-"""Run the rules' detectors (ast-grep rules for Python, :class:`~rlt_rules.model.Detector`)
+"""Run the rules' detectors (ast-grep rules for Python, :class:`~rlt_rules.library.model.Detector`)
 over source code, in process through ``ast-grep-py``, and say where a detector is malformed.
 
 :class:`DetectorSet` matches detectors one at a time over a file's syntax tree: the reference

@@ -5,9 +5,9 @@ server's ``review_context``, ``check_findings`` and ``scan_code``.
 Read-only: Git is asked for a diff, its work tree's top and its untracked files, nothing else;
 an external diff driver or a text conversion the repository configures is never run. Paths
 limit the diff as Git's pathspecs do, relative to the folder Git runs in; the diff's own paths
-are relative to the work tree's top, as :mod:`rlt_rules.diffs` reads them, or, with
+are relative to the work tree's top, as :mod:`rlt_rules.files.diffs` reads them, or, with
 ``relative=True``, to the folder Git runs in (``git diff --relative``: only that folder's
-change). A diff holds at most :data:`~rlt_rules.reading.MAX_DIFF_BYTES`: Git's output past it
+change). A diff holds at most :data:`~rlt_rules.files.reading.MAX_DIFF_BYTES`: Git's output past it
 is not read.
 """
 
@@ -72,7 +72,7 @@ def read_change(
     relative: bool = False,
 ) -> GitChange:
     """``git diff BASE -- PATH...`` in ``folder``: :class:`GitDiffError` when Git cannot give
-    it, when it is over :data:`~rlt_rules.reading.MAX_DIFF_BYTES`, or when it is empty (the
+    it, when it is over :data:`~rlt_rules.files.reading.MAX_DIFF_BYTES`, or when it is empty (the
     message names the untracked files left out, if any). ``instead`` is what the messages tell
     the caller's user to give instead: ``--diff FILE``. ``relative``: only ``folder``'s change,
     its paths relative to ``folder`` (then ``top`` is ``folder``)."""

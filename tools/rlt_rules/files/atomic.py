@@ -46,7 +46,7 @@ COMMIT_MARKER = ".committing"
 #: In a staging folder: each target's content hash when the set was planned (null: absent).
 EXPECTED = ".expected.json"
 #: Files of a set whose name starts with this (a record of the set, such as the manifest of
-#: :mod:`rlt_rules.owned`) are committed after every other file of the set.
+#: :mod:`rlt_rules.files.owned`) are committed after every other file of the set.
 RECORD_PREFIX = ".rlt-rules-"
 
 

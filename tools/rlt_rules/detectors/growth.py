@@ -1,5 +1,5 @@
 """How a detector's cost grows with the file it reads: the generated files of the growth probe
-and the verdict on what they measured (:mod:`rlt_rules.detector_cost` runs them).
+and the verdict on what they measured (:mod:`rlt_rules.library.detector_cost` runs them).
 
 The package sample is many small files, where a detector whose cost grows with the cube of a
 file (a ``follows``/``precedes``/``follows`` chain with ``stopBy: end`` searches every sibling
@@ -8,7 +8,7 @@ statement again at every level) stays cheap: 5 times a node-kind match there, mi
 :data:`GROWTH_FACTOR` times as large (more classes and module statements, and a function body
 that grows: the siblings and subtrees relational rules search), and rejected when its cost,
 as a ratio to a node-kind match over the same file, is over the sample's bound
-(:data:`rlt_rules.detector_cost.MAX_COST`) on the larger file, or grows more than
+(:data:`rlt_rules.library.detector_cost.MAX_COST`) on the larger file, or grows more than
 :data:`GROWTH_BOUND` times between the two. A linear
 detector's ratio stays about level (the library's: 0.5–1×); one that grows with the square of a
 function's size grows 2–6× (the library's ``state-literal``: 2.4×); with the cube, 8× and more.

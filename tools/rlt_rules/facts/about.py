@@ -15,7 +15,7 @@ def _version() -> str:
     try:
         return version(NAME)
     except PackageNotFoundError:
-        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        pyproject = Path(__file__).resolve().parents[3] / "pyproject.toml"
         return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
 
 

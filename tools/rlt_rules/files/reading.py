@@ -1,8 +1,8 @@
 """Read input that anyone can write (scanned code, a diff, a ``.gitignore``) in bounded time and
 memory: only regular files (a FIFO or a device is refused before it can block or stream), and
 never more than a stated number of bytes, each refusal a :class:`ReadRefused` naming the file,
-the limit and the option that raises it. A limit outside :data:`~rlt_rules.bounds.BYTES` (a
-negative one would read without end) is an :class:`~rlt_rules.bounds.OutOfBounds`, and a path
+the limit and the option that raises it. A limit outside :data:`~rlt_rules.files.bounds.BYTES` (a
+negative one would read without end) is an :class:`~rlt_rules.files.bounds.OutOfBounds`, and a path
 holding a NUL byte, which no file has, a :class:`BadPath`.
 """
 
@@ -59,8 +59,8 @@ def check_path(path: str | os.PathLike[str], what: str) -> None:
 
 
 def check_limit(limit: int, option: str | None) -> int:
-    """``limit`` when it is within :data:`~rlt_rules.bounds.BYTES`; else
-    :class:`~rlt_rules.bounds.OutOfBounds` naming ``option``."""
+    """``limit`` when it is within :data:`~rlt_rules.files.bounds.BYTES`; else
+    :class:`~rlt_rules.files.bounds.OutOfBounds` naming ``option``."""
     try:
         return int(BYTES.check(limit))
     except OutOfBounds as error:

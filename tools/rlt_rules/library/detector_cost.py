@@ -9,8 +9,8 @@ one that would take minutes (relational rules nested with ``stopBy: end``: ``has
 ``inside`` inside ``has`` grows with the cube of the file) is stopped and reported, not waited
 for. The cost is a ratio to a baseline measured in the same worker over the same code, so a
 loaded machine slows both alike. A detector within the bound there is also timed on two
-generated files, one :data:`~rlt_rules.detector_growth.GROWTH_FACTOR` times the other
-(:mod:`rlt_rules.detector_growth`): one whose cost explodes with a file's size is cheap on small
+generated files, one :data:`~rlt_rules.detectors.growth.GROWTH_FACTOR` times the other
+(:mod:`rlt_rules.detectors.growth`): one whose cost explodes with a file's size is cheap on small
 files and rejected there.
 
 A cost within the bound is remembered (:class:`CostRecord`, a JSON file in the user's cache
@@ -34,8 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_atomic
-from .detector_growth import (
+from ..detectors.growth import (
     GROWTH_BOUND,
     GROWTH_FACTOR,
     Growth,
@@ -43,6 +42,7 @@ from .detector_growth import (
     growth_sources,
     line_count,
 )
+from ..files.atomic import write_atomic
 from .load import Document
 from .model import Diagnostic
 
@@ -92,7 +92,7 @@ def sample() -> list[str]:
     """This package's own files, by name, up to :data:`SAMPLE_LINES` lines."""
     sources = []
     lines = 0
-    for path in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
         if lines >= SAMPLE_LINES:
             break
         text = path.read_text(encoding="utf-8")
@@ -281,7 +281,7 @@ def _run_worker(probes: Sequence[Probe], package: Sequence[str], *, start: int) 
     }
     request["examples"] = list(examples)
     worker = subprocess.Popen(
-        [sys.executable, "-m", "rlt_rules.detector_cost"],
+        [sys.executable, "-m", "rlt_rules.library.detector_cost"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -296,7 +296,7 @@ def _run_worker(probes: Sequence[Probe], package: Sequence[str], *, start: int) 
         if first is None:
             raise RuntimeError(
                 "the detector cost worker gave no baseline (python -m "
-                "rlt_rules.detector_cost failed to start)"
+                "rlt_rules.library.detector_cost failed to start)"
             )
         package_baseline, small_baseline, large_baseline = (float(x) for x in first.split())
         limit = max(MAX_COST * package_baseline, MIN_DEADLINE_SECONDS)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ast_grep_py import SgRoot
 
-from .detect import LANGUAGE, config_problems
+from ..detectors.detect import LANGUAGE, config_problems
 from .load import Document
 from .model import Detector, Diagnostic, ExampleKind, Library
 from .pairs import marked_lines

@@ -11,9 +11,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .model import Diagnostic, Library, LibraryError
-from .releases import History, release_diagnostics
-from .validate import DocumentCache, build_library, check_records
+from ..library.model import Diagnostic, Library, LibraryError
+from ..library.validate import DocumentCache, build_library, check_records
+from ..releases import History, release_diagnostics
 
 #: The rules folder when none is named: ``rules/`` (beside ``mkdocs.yml`` for the site).
 DEFAULT_RULES_DIR = "rules"
@@ -52,7 +52,7 @@ def check_project(
     ``measure_cost`` also rejects a detector too costly to scan with (what ``validate`` does).
 
     ``cache`` keeps unchanged files from being parsed and schema-checked again (see
-    :class:`~rlt_rules.validate.DocumentCache`).
+    :class:`~rlt_rules.library.validate.DocumentCache`).
     """
     root = Path(rules_dir)
     records = check_records(root, display_root, cache, measure_cost=measure_cost)

@@ -1,7 +1,7 @@
 """Schema errors worded once, for every reader: :func:`schema_messages` says what was expected
 and what is there, and where (the key or value it concerns). The YAML readers (rule and library
 files, findings, release plans) name fields inside the sentence (``examples[0].kind must be
-...``); the bundle reader (:mod:`rlt_rules.bundle_load`) puts a JSON pointer before it
+...``); the bundle reader (:mod:`rlt_rules.library.bundle_load`) puts a JSON pointer before it
 (``/rules/0/examples/0/kind: must be ...``). Both get the same sentence otherwise."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Order: load every file (positions kept) -> schema-check each document with one compiled
 Draft 2020-12 validator per schema -> cross-record checks (:func:`check_records`). The checks
 against the release history and the decision to build the :class:`Library`
-(:func:`build_library`) are the project check's: :mod:`rlt_rules.project`.
+(:func:`build_library`) are the project check's: :mod:`rlt_rules.project.check`.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def _load_and_check(
 
 def _file_problems(document: Document) -> tuple[Diagnostic, ...]:
     """What one schema-valid rule file alone can get wrong beyond its schema: its detectors,
-    and links in its text that would point nowhere (:mod:`rlt_rules.text_links`)."""
+    and links in its text that would point nowhere (:mod:`rlt_rules.library.text_links`)."""
     return (*detector_diagnostics(document), *link_diagnostics(document))
 
 
@@ -135,7 +135,7 @@ def check_records(
     measure_cost: bool = False,
 ) -> RecordCheck:
     """Check the files of ``root`` (``library.yaml`` and one ``<id>.yaml`` per rule);
-    ``measure_cost`` also measures each detector's cost (:mod:`rlt_rules.detector_cost`: a
+    ``measure_cost`` also measures each detector's cost (:mod:`rlt_rules.library.detector_cost`: a
     second or two, in a worker process) and rejects a costly one."""
     shown_root = display_root if display_root is not None else str(root)
 
@@ -253,7 +253,7 @@ def _cross_record_diagnostics(
     *,
     some_files_unloaded: bool,
 ) -> list[Diagnostic]:
-    """The checks of :data:`~rlt_rules.record_checks.CHECKS` over the folder's documents.
+    """The checks of :data:`~rlt_rules.library.record_checks.CHECKS` over the folder's documents.
     Every rule file's name counts as an existing id, and a file that failed to load silences
     the empty-category check: its own errors are already reported, and one mistake should not
     cascade into several."""

@@ -221,8 +221,8 @@ def _records(shown: str, data: dict[str, Any], index: _Index) -> Records:
 
 def _integrity_diagnostics(shown: str, data: dict[str, Any], index: _Index) -> list[Diagnostic]:
     """The bundle's own integrity (content hash, example outputs) and the checks across
-    records that a rules folder gets too (:data:`~rlt_rules.record_checks.CHECKS`), made once
-    the bundle matches its schema."""
+    records that a rules folder gets too (:data:`~rlt_rules.library.record_checks.CHECKS`), made
+    once the bundle matches its schema."""
     found: list[Diagnostic] = []
 
     def at(path: JsonPath, message: str) -> None:

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .about import NAME, VERSION
-from .jsonout import (
+from ..facts.about import NAME, VERSION
+from ..files.jsonout import (
     canonical,
     canonical_array_digest,
     element_separator,
@@ -37,7 +37,8 @@ GENERATOR = NAME
 
 
 def content_hash(rules: list[dict[str, Any]]) -> str:
-    """``sha256:<hex>`` over the canonical JSON (:func:`.jsonout.canonical`) of the rule records."""
+    """``sha256:<hex>`` over the canonical JSON (:func:`~rlt_rules.files.jsonout.canonical`) of the
+    rule records."""
     return "sha256:" + hashlib.sha256(canonical(rules)).hexdigest()
 
 

@@ -1,8 +1,8 @@
 """A rule's detectors as named contracts: an ast-grep rule with its message, severity, status
 and measured figures on real engine code (:class:`Detector`, :class:`Measured`).
 
-Part of :mod:`rlt_rules.model`, which re-exports every name; ``to_dict``/``from_dict`` are the
-record format of ``schema/rule.schema.json``'s ``detectors``.
+Part of :mod:`rlt_rules.library.model`, which re-exports every name; ``to_dict``/``from_dict`` are
+the record format of ``schema/rule.schema.json``'s ``detectors``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 
-from .jsonout import indented
+from ..files.jsonout import indented
 
 #: The bundle schema: generated self-contained, so checked as it is (no inlining).
 BUNDLE_SCHEMA = "bundle.schema.json"
@@ -29,8 +29,8 @@ BUNDLE_SCHEMA = "bundle.schema.json"
 def schema_dir() -> Path:
     """The schemas: the repository's ``schema/`` or, when installed as a wheel, package data."""
     for candidate in (
-        Path(__file__).resolve().parents[2] / "schema",
-        Path(__file__).resolve().parent / "schema",
+        Path(__file__).resolve().parents[3] / "schema",
+        Path(__file__).resolve().parents[1] / "schema",
     ):
         if (candidate / "rule.schema.json").is_file():
             return candidate
@@ -47,7 +47,7 @@ class SchemaChecker:
     """One schema, checked by two validators that agree: ``decider`` (jsonschema-rs, compiled,
     about 100 times faster) says whether a value is valid; ``explainer`` (jsonschema) lists the
     errors of a value the decider rejected, with the paths and keywords the diagnostics are
-    worded from (:mod:`rlt_rules.schema_errors`). Patterns match the same way in both: the
+    worded from (:mod:`rlt_rules.library.schema_errors`). Patterns match the same way in both: the
     explainer's ``pattern`` asks jsonschema-rs (ECMA 262, as Ajv and check-jsonschema do: ``$``
     does not match before a final newline, as Python's ``re`` does)."""
 

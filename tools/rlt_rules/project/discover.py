@@ -2,7 +2,7 @@
 
 1. ``--rules PATH``: a rules folder (``library.yaml`` and ``R*.yaml``) or a ``rules.json``
    bundle;
-2. ``library`` in the reviewed repository's ``[tool.rlt-rules]`` (:mod:`rlt_rules.config`);
+2. ``library`` in the reviewed repository's ``[tool.rlt-rules]`` (:mod:`rlt_rules.files.config`);
 3. a ``rules/`` folder with ``library.yaml`` in the current folder (the library's own
    checkout);
 4. the library inside the package: the bundle the wheel was built with
@@ -20,18 +20,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from .about import NAME, VERSION
-from .addresses import AddressError, project_addresses
-from .bundle import render
-from .bundle_load import load_bundle, read_bundle
-from .config import ConfigError, RepoConfig, read_config
-from .model import Library, LibraryError
-from .project import DEFAULT_RULES_DIR, load_library
-from .weburl import url_problem
+from ..facts.about import NAME, VERSION
+from ..facts.addresses import AddressError, project_addresses
+from ..files.config import ConfigError, RepoConfig, read_config
+from ..files.weburl import url_problem
+from ..library.bundle import render
+from ..library.bundle_load import load_bundle, read_bundle
+from ..library.model import Library, LibraryError
+from .check import DEFAULT_RULES_DIR, load_library
 
 #: Where the wheel carries its library, inside the ``rlt_rules`` package.
 PACKAGED = Path("library") / "rules.json"
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 
 class DiscoveryError(Exception):
@@ -115,8 +115,8 @@ class Workspace:
         """The site root for links: ``--site-url`` as given (``""``: none), else
         ``[tool.rlt-rules] site-url``, else the ``mkdocs.yml`` beside the library's folder or
         bundle (the package carries one) plus the library version;
-        :class:`~rlt_rules.addresses.AddressError` when that file is broken or ``given`` is
-        not an address to link from (:mod:`rlt_rules.weburl`)."""
+        :class:`~rlt_rules.facts.addresses.AddressError` when that file is broken or ``given`` is
+        not an address to link from (:mod:`rlt_rules.files.weburl`)."""
         if given is not None:
             problem = url_problem(given) if given else None
             if problem is not None:
@@ -129,7 +129,7 @@ class Workspace:
 
 def open_workspace(given: str | None, cwd: Path) -> Workspace:
     """The settings of the nearest ``[tool.rlt-rules]`` and the library they and ``--rules``
-    lead to. Raises :class:`~rlt_rules.config.ConfigError`, :class:`DiscoveryError` or
+    lead to. Raises :class:`~rlt_rules.files.config.ConfigError`, :class:`DiscoveryError` or
     :class:`LibraryError`."""
     config = read_config(cwd)
     return Workspace(config, find_library(given, config.library, cwd))

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .weburl import url_problem
+from ..files.weburl import url_problem
 
 CONFIG_NAME = "mkdocs.yml"
 
