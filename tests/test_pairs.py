@@ -69,6 +69,19 @@ def test_example_without_its_marker_is_reported_at_its_code(rules_dir: Path) -> 
     ]
 
 
+def test_a_marker_without_its_colon_is_reported_where_it_is_written(rules_dir: Path) -> None:
+    """ "# R02 why" is not a marker: nothing would highlight it, and practice would show it."""
+    edit(
+        rules_dir / "R02.yaml",
+        'print("failed" if not count else "ok")',
+        'print("failed" if not count else "ok")  # R02 zero read as failure',
+    )
+    assert problems(rules_dir) == [
+        "rules/R02.yaml:33:47: '# R02' without a colon is not a marker (nothing highlights it, "
+        "and practice shows it): write '# R02: <why>'"
+    ]
+
+
 def test_marker_of_another_rule_or_inside_a_string_does_not_count(rules_dir: Path) -> None:
     edit(
         rules_dir / "R02.yaml",

@@ -31,6 +31,8 @@ from .model import Diagnostic, Example, ExampleKind, Rule, Status
 MARKER = re.compile(r"^#\s*(?P<rule_id>R\d{2,}):")
 #: What every marker's text holds, wherever it is (code without it has no marker).
 _MARKER_TEXT = re.compile(r"#\s*R\d{2,}:")
+#: A comment that opens with a rule id but no colon: a marker written wrong ("# R08 why").
+_MARKER_WITHOUT_COLON = re.compile(r"^#\s*(?P<rule_id>R\d{2,})(?![\d:])")
 
 #: Every pair of the library reaches at least this similarity (difflib's ratio over lines).
 MIN_PAIR_RATIO = 0.6
@@ -63,6 +65,18 @@ def markers(code: str) -> tuple[Marker, ...]:
         inline = bool(lines[line - 1][:column].strip())
         found.append(Marker(line, column + 1, match["rule_id"], inline))
     return tuple(found)
+
+
+def markers_without_colon(code: str) -> tuple[tuple[int, int, str], ...]:
+    """Comments of ``code`` that open with a rule id and no colon (``# R08 why``): each one's
+    1-based line and column and the id. Not a marker, so nothing highlights it."""
+    if re.search(r"#\s*R\d{2,}", code) is None:
+        return ()
+    return tuple(
+        (line, column + 1, match["rule_id"])
+        for line, column, text in comments(code) or ()
+        if (match := _MARKER_WITHOUT_COLON.match(text)) is not None
+    )
 
 
 def _indent(text: str) -> int:
@@ -213,6 +227,23 @@ def pair_diagnostics(
         position = doc.value_position(path)
         found.append(Diagnostic(doc.path, position.line, position.column, message, rule_id))
 
+    def colonless(path: tuple[str | int, ...], code: object) -> None:
+        """Each ``# R08 why`` comment of ``code``, at its line and column in the file."""
+        if not isinstance(code, str):
+            return
+        start = doc.value_position(path)
+        for line, column, marked in markers_without_colon(code):
+            found.append(
+                Diagnostic(
+                    doc.path,
+                    start.line + line - 1,
+                    start.column + column - 1,
+                    f"'# {marked}' without a colon is not a marker (nothing highlights it, and "
+                    f"practice shows it): write '# {marked}: <why>'",
+                    rule_id,
+                )
+            )
+
     kinds_by_name: dict[str, set[str]] = {}
     for example in examples:
         if isinstance(example, dict) and isinstance(example.get("name"), str):
@@ -233,6 +264,8 @@ def pair_diagnostics(
                     f"named '{name}' showing the same scenario "
                     + ("with the correction" if other == "good" else "with the rule broken"),
                 )
+        if check_markers:
+            colonless(("examples", index, "code"), code)
         if (
             check_markers
             and isinstance(code, str)
@@ -249,6 +282,7 @@ def pair_diagnostics(
         practice if check_markers and isinstance(practice, list) else ()
     ):
         code = program.get("code") if isinstance(program, dict) else None
+        colonless(("practice", index, "code"), code)
         if isinstance(code, str) and not any(m.rule_id == rule_id for m in find_markers(code)):
             at(
                 ("practice", index, "code"),
