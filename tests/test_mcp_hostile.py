@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import json
 import os
-import re
+import pkgutil
 import select
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from mcp.client.stdio import stdio_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from rlt_rules.cli import main
+from rlt_rules.files.errors import InputError
 from rlt_rules.mcp_server.calls import USER_ERRORS, tool_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -389,30 +391,35 @@ def test_check_findings_reads_a_named_file_bounded(bounded: list[Any]) -> None:
 # --- the one place errors are mapped ---------------------------------------------------------
 
 
-#: The library's error types no tool call raises, and why.
-NOT_FROM_A_TOOL = {
-    "UsageError": "the command line's",
-    "SiteError": "the site build's",
-    "VerdictError": "the corpus verdicts' (benchmarks)",
-    "WriteRefused": "the exports' (the server writes nothing)",
-    "ExamDataError": "the exam's (only the CLI runs it)",
-    "CorpusError": "the exam's corpora (only the CLI runs it)",
-    "TasksError": "the exam's tasks folder (only the CLI runs it)",
-    "FiguresError": "the exam's detector figures (only the CLI and tests run it)",
-    "SiteFolderRefused": "the site build's (the server builds no site)",
-}
+def _exception_types() -> list[type[BaseException]]:
+    """Every exception type the package defines, private ones included (each module imported)."""
+    import rlt_rules
+
+    found = []
+    for module in pkgutil.walk_packages(rlt_rules.__path__, "rlt_rules."):
+        if module.name.endswith(".__main__"):
+            continue  # importing it runs the command line
+        for value in vars(importlib.import_module(module.name)).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and value.__module__ == module.name
+            ):
+                found.append(value)
+    return found
 
 
 def test_every_library_error_reaches_the_agent_as_its_message() -> None:
-    """Each of the library's error types (every `class …Error` in the package) is mapped, or
-    listed as never raised by a tool; a mapped one becomes a ToolError with the same text (the
-    SDK shows any other exception as "Error executing tool NAME", the message hidden)."""
-    defined = set()
-    for source in (ROOT / "tools" / "rlt_rules").rglob("*.py"):
-        text = source.read_text(encoding="utf-8")
-        defined |= set(re.findall(r"^class ([A-Z]\w*)\(\w*(?:Error|Exception)\):", text, re.M))
-    assert defined == {kind.__name__ for kind in USER_ERRORS} | set(NOT_FROM_A_TOOL)
-    for kind in USER_ERRORS:
+    """Each public error type of the package is an InputError (private ones, a worker's own
+    signals, stay inside their module), and an InputError becomes a ToolError with the same
+    text (the SDK shows any other exception as "Error executing tool NAME", the message
+    hidden)."""
+    kinds = _exception_types()
+    assert len(kinds) >= 20
+    public = [kind for kind in kinds if not kind.__name__.startswith("_")]
+    assert [kind.__name__ for kind in public if not issubclass(kind, InputError)] == []
+    assert (InputError,) == USER_ERRORS
+    for kind in public:
         error = kind.__new__(kind)
         Exception.__init__(error, f"{kind.__name__}: what is wrong, and what to do")
         with pytest.raises(ToolError) as raised, tool_errors():

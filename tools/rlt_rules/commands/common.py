@@ -18,6 +18,7 @@ from ..facts.addresses import AddressError
 from ..files.bounds import Bound, OutOfBounds
 from ..files.config import ConfigError
 from ..files.diffs import Change, parse_diff
+from ..files.errors import InputError
 from ..files.reading import MAX_DIFF_BYTES, ReadRefused, read_diff
 from ..project.check import DEFAULT_RULES_DIR
 from ..project.discover import DiscoveryError, Workspace, open_workspace
@@ -27,7 +28,7 @@ EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """A command was called wrongly (missing path, unknown id): exit 2 with this message."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files.errors import InputError
 from ..library.model import Diagnostic
 from .yamlfile import DataFile, read_data_file
 
@@ -30,7 +31,7 @@ VALID = "valid.yaml"
 CHANGE = "change.yaml"
 
 
-class ExamDataError(Exception):
+class ExamDataError(InputError):
     """The exam's data is invalid; carries every diagnostic."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:

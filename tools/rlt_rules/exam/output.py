@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files.atomic import WriteRefused, content_digest, digest, process_running
+from ..files.errors import InputError
 from ..files.jsonout import indented
 from ..render.code import code_span
 from .tasks import Exam, Task
@@ -38,7 +39,7 @@ NOTE = "task.md"
 _SIDE = re.compile(r"\.(?P<name>.+)\.exam-(?P<pid>[0-9]+)-[^.]+")
 
 
-class TasksError(Exception):
+class TasksError(InputError):
     """A tasks folder that cannot be read as one: the message says what to do."""
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files.errors import InputError
 from ..files.jsonout import indented
 from .scoring import ExamScore
 from .tasks import Group
@@ -45,7 +46,7 @@ def figures_of(scores: dict[str, ExamScore]) -> Figures:
     return found
 
 
-class FiguresError(Exception):
+class FiguresError(InputError):
     """The figures file cannot be read: the message says what to do."""
 
 

@@ -21,12 +21,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from ..files.errors import InputError
 from ..files.weburl import url_problem
 
 CONFIG_NAME = "mkdocs.yml"
 
 
-class AddressError(Exception):
+class AddressError(InputError):
     """``mkdocs.yml`` cannot be read, or an address in it is not a URL."""
 
 

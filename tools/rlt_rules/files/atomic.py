@@ -36,6 +36,8 @@ from pathlib import Path
 
 import xxhash
 
+from .errors import InputError
+
 #: A temporary file of :func:`write_atomic`: ``.<target name>.<pid>-<random>.tmp``.
 _TEMPORARY = re.compile(r"\.(?P<target>.+)\.(?P<pid>[0-9]+)-[^.]+\.tmp")
 #: A staging folder of :func:`write_files_atomic`: ``.rlt-export.<pid>-<random>``.
@@ -50,7 +52,7 @@ EXPECTED = ".expected.json"
 RECORD_PREFIX = ".rlt-rules-"
 
 
-class WriteRefused(Exception):
+class WriteRefused(InputError):
     """A write that would replace what it must not (a link, a read-only file, a folder, a file
     changed since it was planned), refused before anything was written. ``str()`` says which
     path and what to do."""

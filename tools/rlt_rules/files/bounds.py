@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .errors import InputError
 
-class OutOfBounds(ValueError):
+
+class OutOfBounds(InputError, ValueError):
     """A number outside its :class:`Bound` (or not a number); ``str()`` says the range."""
 
 

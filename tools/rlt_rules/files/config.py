@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .bounds import FILE_SECONDS, OutOfBounds
+from .errors import InputError
 from .globs import Glob, GlobError
 from .weburl import url_problem
 
@@ -57,7 +58,7 @@ _KEY = re.compile(
 )
 
 
-class ConfigError(Exception):
+class ConfigError(InputError):
     """A ``[tool.rlt-rules]`` problem, at its file, line and column."""
 
     def __init__(self, path: Path, line: int, column: int, message: str) -> None:

@@ -24,6 +24,8 @@ from pathlib import PurePosixPath
 
 from unidiff import PatchedFile, PatchSet, UnidiffParseError
 
+from .errors import InputError
+
 
 class FileStatus(StrEnum):
     ADDED = "added"
@@ -89,7 +91,7 @@ class Change:
         return next((changed for changed in self.files if changed.path == path), None)
 
 
-class DiffError(ValueError):
+class DiffError(InputError, ValueError):
     """The text is not a unified diff of at least one file, or names a path outside the
     repository; ``line`` is the diff's line at fault, when one is."""
 

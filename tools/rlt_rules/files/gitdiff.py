@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InputError
 from .reading import MAX_DIFF_BYTES
 
 #: How long one ``git`` call may take before the read gives up.
@@ -29,7 +30,7 @@ GIT_TIMEOUT_SECONDS = 60
 DEFAULT_BASE = "HEAD"
 
 
-class GitDiffError(ValueError):
+class GitDiffError(InputError, ValueError):
     """The change could not be read from Git (no Git, not a work tree, an unknown revision)
     or is empty; ``str()`` says why and what to give instead."""
 

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from .errors import InputError
+
 #: Git's character classes (``[[:alpha:]]``), as wildmatch.c tests them.
 _CLASSES = {
     "alnum": str.isalnum,
@@ -41,7 +43,7 @@ _CLASSES = {
 }
 
 
-class GlobError(ValueError):
+class GlobError(InputError, ValueError):
     """A pattern that can never match anything; ``str()`` says why and what to write."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .bounds import BYTES, OutOfBounds
+from .errors import InputError
 
 #: A scanned Python file may hold this many bytes (SGLang's largest is under 1 MiB); a larger
 #: one is skipped and reported. ``scan --max-file-bytes`` raises it.
@@ -31,12 +32,12 @@ MAX_IGNORE_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 100
 
 
-class ReadRefused(OSError):
+class ReadRefused(InputError, OSError):
     """A file not read: not a regular file, too large, or unreadable; ``str()`` says why and
     what to do."""
 
 
-class JsonRefused(ValueError):
+class JsonRefused(InputError, ValueError):
     """JSON text that is not JSON, or nested deeper than :data:`MAX_JSON_DEPTH`: ``str()`` is
     ``line L, column C: what is wrong``."""
 
@@ -47,7 +48,7 @@ class JsonRefused(ValueError):
         self.message = message
 
 
-class BadPath(ValueError):
+class BadPath(InputError, ValueError):
     """A path no file can have (a NUL byte in it); ``str()`` names it and where it came from."""
 
 

@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..facts.about import NAME, VERSION
+from ..files.errors import InputError
 from ..library.model import Library
 from ..render.answer import answer_blocks
 from ..render.code import code_span
@@ -44,7 +45,7 @@ _INDEX_NOTE = (
 PLACES_SHARE = 4
 
 
-class ContextTooLong(ValueError):
+class ContextTooLong(InputError, ValueError):
     """``max_chars`` cannot hold the document even with one line per rule."""
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from ..files.errors import InputError
 from ..library.model import Diagnostic
 
 
@@ -140,7 +141,7 @@ class Review:
         )
 
 
-class FindingsError(Exception):
+class FindingsError(InputError):
     """Raised by the Python API when a findings file has errors; carries every diagnostic."""
 
     def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..files.errors import InputError
+
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file"
 
@@ -94,7 +96,7 @@ class Patch:
         return tuple(found)
 
 
-class PatchError(Exception):
+class PatchError(InputError):
     """The patch is not a usable unified diff; ``index`` is the 0-based patch line at fault."""
 
     def __init__(self, index: int, message: str) -> None:

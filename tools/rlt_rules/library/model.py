@@ -22,6 +22,7 @@ from ..detectors.model import Detector
 from ..detectors.model import DetectorStatus as DetectorStatus
 from ..detectors.model import HintSeverity as HintSeverity
 from ..detectors.model import Measured as Measured
+from ..files.errors import InputError
 
 
 class Severity(StrEnum):
@@ -58,7 +59,7 @@ class Diagnostic:
         }
 
 
-class LibraryError(Exception):
+class LibraryError(InputError):
     """Raised by the Python API when input is invalid; carries every diagnostic found."""
 
     def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:

@@ -30,46 +30,16 @@ from typing import Any
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..facts.addresses import AddressError
-from ..files.bounds import OutOfBounds
-from ..files.config import ConfigError
-from ..files.diffs import DiffError
-from ..files.gitdiff import GitDiffError
-from ..files.globs import GlobError
-from ..files.reading import BadPath, JsonRefused, ReadRefused
-from ..findings.context import ContextTooLong
-from ..findings.model import FindingsError
-from ..findings.patch import PatchError
-from ..library.model import LibraryError
-from ..project.discover import DiscoveryError
-from ..scan import MatchError
-from ..scan.plan import SelectionError
-from .views import ViewError
+from ..files.errors import InputError
 
 #: Calls that run at once; a further call waits for one of them to end.
 MAX_WORKERS = 4
 #: How long a new worker may take to start (import the package, build its server).
 START_SECONDS = 120.0
 #: The library's errors for a bad argument or input: their message is what the agent reads.
-USER_ERRORS: tuple[type[Exception], ...] = (
-    ViewError,
-    MatchError,
-    ConfigError,
-    DiffError,
-    DiscoveryError,
-    ContextTooLong,
-    FindingsError,
-    PatchError,
-    LibraryError,
-    ReadRefused,
-    JsonRefused,
-    SelectionError,
-    AddressError,
-    GitDiffError,
-    OutOfBounds,
-    BadPath,
-    GlobError,
-)
+#: What a tool call answers as the tool's error: every input error (the library's, a path's,
+#: a pattern's, a diff's), whatever package raised it.
+USER_ERRORS: tuple[type[Exception], ...] = (InputError,)
 
 Functions = Mapping[str, Callable[..., Any]]
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TypedDict
 
 from ..facts import mcp_names
+from ..files.errors import InputError
 from ..library.model import Library, Rule, Status, id_span
 from ..render.digest import Detail, rule_text
 from ..render.inert import inert_library, inert_rule
@@ -23,7 +24,7 @@ from ..render.markdown import join_blocks, rule_blocks
 from ..render.text import first_sentence
 
 
-class ViewError(ValueError):
+class ViewError(InputError, ValueError):
     """An argument the library cannot answer (an unknown id, category or tag, an empty
     query): the message names what exists."""
 

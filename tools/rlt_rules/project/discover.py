@@ -23,6 +23,7 @@ from pathlib import Path
 from ..facts.about import NAME, VERSION
 from ..facts.addresses import AddressError, project_addresses
 from ..files.config import ConfigError, RepoConfig, read_config
+from ..files.errors import InputError
 from ..files.weburl import url_problem
 from ..library.bundle import render
 from ..library.bundle_load import load_bundle, read_bundle
@@ -34,7 +35,7 @@ PACKAGED = Path("library") / "rules.json"
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(InputError):
     """No library where one was asked for, or none at all: the message says what to do."""
 
 

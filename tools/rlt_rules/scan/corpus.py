@@ -23,6 +23,7 @@ import yaml
 
 from ..detectors.detect import DetectorSet
 from ..files.atomic import write_atomic
+from ..files.errors import InputError
 from ..library.model import CorpusScope, Library, Measured, Status
 from ..library.schemas import validator_for
 from ..project.check import load_library
@@ -37,7 +38,7 @@ MAX_FP_SHARE = 0.1
 SHOWN = 30
 
 
-class VerdictError(ValueError):
+class VerdictError(InputError, ValueError):
     """The verdict file cannot be read or breaks its schema (``path:line:column: message``)."""
 
 

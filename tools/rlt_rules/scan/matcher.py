@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from ..detectors.detect import Hit, cli_rule
+from ..files.errors import InputError
 from ..library.model import Detector
 
 #: The default bound, in seconds, on matching one file (``--file-timeout``).
@@ -38,7 +39,7 @@ CHUNK_FILES = 100
 BINARY = "ast-grep"
 
 
-class MatchError(Exception):
+class MatchError(InputError):
     """``ast-grep`` is missing or failed (not a timeout): the scan cannot go on."""
 
 

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from ..detectors.detect import DetectorSet, Hit
 from ..files.config import ConfigError, RepoConfig
+from ..files.errors import InputError
 from ..files.globs import GlobError, GlobSet
 from ..library.model import Detector, Library, Status
 from .matcher import FILE_TIMEOUT
 
 
-class SelectionError(ValueError):
+class SelectionError(InputError, ValueError):
     """``--select`` names no known rule, or no rule with a detector."""
 
 

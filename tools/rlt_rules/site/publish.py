@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files.atomic import current_umask, process_running
+from ..files.errors import InputError
 from ..library.model import LibraryError
 from . import RULES_DIR_ENV
 from .site_folder import SiteFolderRefused, record_site, refuse_foreign, refuse_sources
@@ -35,7 +36,7 @@ from .site_folder import SiteFolderRefused, record_site, refuse_foreign, refuse_
 LATEST_ALIAS = "latest"
 
 
-class SiteError(Exception):
+class SiteError(InputError):
     """The site cannot be built, served or deployed as asked (the message says what to do)."""
 
 

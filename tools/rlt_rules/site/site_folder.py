@@ -20,6 +20,8 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..files.errors import InputError
+
 #: The record a build writes into the site's root: each file's path and content hash.
 SITE_RECORD = ".rlt-rules-site.json"
 #: A record larger than this is not one rlt-rules wrote (about 100 bytes per file).
@@ -28,7 +30,7 @@ _RECORD_LIMIT = 32 * 1024 * 1024
 _NAMED = 5
 
 
-class SiteFolderRefused(Exception):
+class SiteFolderRefused(InputError):
     """A site folder a build must not replace; ``str()`` names it and says what to do."""
 
 
