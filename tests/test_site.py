@@ -206,6 +206,9 @@ def test_rule_page_holds_every_field_of_the_model(built_site: BuiltSite) -> None
         assert f">{tag}<" in page
     for related in rule.related:
         assert f'href="../{related}/"' in page
+    assert rule.search_terms
+    for term in rule.search_terms:  # plain text, in the page's first search entry
+        assert term in text, term
     for example in rule.examples:
         assert html.escape(example.title, quote=False) in page
         for line in expected_output(example.code):  # what CI checks the program prints

@@ -145,6 +145,7 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         "",
         '<p class="rlt-facts" markdown="span">' + " · ".join(facts) + "</p>",
         "",
+        *_search_terms(rule),
         "## When it applies",
         "",
         "A reviewer can spot these in a diff:",
@@ -182,6 +183,14 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         out.append("")
     out += ["---", "", _reading_links(page), ""]
     return RulePageText("\n".join(out), sections)
+
+
+def _search_terms(rule: Rule) -> list[str]:
+    """How reviewers name the rule's code, as plain text in the page's first search entry."""
+    if not rule.search_terms:
+        return []
+    terms = " · ".join(md_text(term) for term in rule.search_terms)
+    return [f'<p class="rlt-terms" markdown="span">**Also searched as:** {terms}</p>', ""]
 
 
 def _history_facts(history: RuleHistory | None, rule: Rule, here: str) -> list[str]:
