@@ -546,9 +546,9 @@ def test_search_results_show_payloads_as_text(page: Page, hostile_url: str) -> N
 @pytest.mark.browser
 def test_index_filter_handles_payload_queries(page: Page, hostile_url: str) -> None:
     dialogs = _watch_dialogs(page)
-    page.goto(f"{hostile_url}rules/?q=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E")
-    expect(page.locator("input[name=q]")).to_have_value("<script>window.__pwned=1</script>")
-    page.fill("input[name=q]", '<img src=x onerror="window.__pwned=1">')
+    page.goto(f"{hostile_url}rules/?filter=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E")
+    expect(page.locator("input[name=filter]")).to_have_value("<script>window.__pwned=1</script>")
+    page.fill("input[name=filter]", '<img src=x onerror="window.__pwned=1">')
     expect(page.locator("[data-rlt-count]")).to_contain_text("1 of 3")
     assert page.locator("tr[data-rule]:visible").evaluate_all(
         "rows => rows.map(r => r.dataset.rule)"

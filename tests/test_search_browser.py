@@ -123,3 +123,56 @@ def test_reviewers_queries_find_their_rule(page: Page, site_url: str) -> None:
     )
     print(report)
     assert whole.top_1 >= TOP_1 and whole.top_3 >= TOP_3, report
+
+
+# --- the rules index filter ------------------------------------------------------------------
+
+
+def _filtered(page: Page, words: str) -> list[str]:
+    expect(page.locator("form[data-rlt-filter][data-rlt-text-ready]")).to_have_count(1)
+    page.fill("input[name=filter]", words)
+    return page.locator("[data-rlt-index] tbody tr[data-rule]:visible").evaluate_all(
+        "rows => rows.map(row => row.dataset.rule)"
+    )
+
+
+def test_index_filter_matches_a_rules_triggers(page: Page, site_url: str, built_site) -> None:
+    """``hasattr`` is in R10's triggers, not in its row, title or statement."""
+    rule = built_site.library.rule("R10")
+    assert any("hasattr" in trigger for trigger in rule.triggers)
+    assert "hasattr" not in f"{rule.title} {rule.statement} {' '.join(rule.tags)}".lower()
+    page.goto(f"{site_url}rules/")
+    assert "R10" in _filtered(page, "hasattr")
+    expect(page).to_have_url(f"{site_url}rules/?filter=hasattr")
+    expect(page.locator("[data-rlt-site-search]")).to_be_hidden()
+
+
+def test_index_filter_offers_the_site_search_when_nothing_matches(
+    page: Page, site_url: str
+) -> None:
+    words = "zeppelin marmalade"  # in no rule
+    page.goto(f"{site_url}rules/")
+    assert _filtered(page, words) == []
+    offer = page.locator("[data-rlt-empty] a[data-rlt-site-search]")
+    expect(offer).to_be_visible()
+    expect(offer).to_contain_text(words)
+    address = offer.get_attribute("href")
+    assert address == "../?q=zeppelin%20marmalade", address
+    offer.click()  # Material's search opens here, with the words, and runs them
+    box = page.locator("input.md-search__input")
+    expect(box).to_be_visible()
+    expect(box).to_have_value(words)
+    expect(page.locator(".md-search-result__meta")).to_contain_text("matching")
+    # The link itself (opened in a new tab, shared) is Material's search deep link.
+    page.goto(f"{site_url}rules/{address}")
+    expect(page.locator("input.md-search__input")).to_have_value(words)
+    expect(page.locator(".md-search-result__meta")).to_be_visible()
+
+
+def test_an_old_rules_q_link_opens_the_site_search(page: Page, site_url: str) -> None:
+    """``?q=`` is Material's search deep link on every page; the filter keeps out of its way."""
+    page.goto(f"{site_url}rules/?q=hasattr")
+    expect(page.locator("input.md-search__input")).to_have_value("hasattr")
+    first = page.locator("li.md-search-result__item a.md-search-result__link").first
+    expect(first).to_have_attribute("href", re.compile(r"(^|/)rules/R10/"))
+    expect(page.locator("input[name=filter]")).to_have_value("")
