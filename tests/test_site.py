@@ -349,13 +349,17 @@ def test_search_index_holds_ids_titles_statements_and_examples(built_site: Built
 def test_a_rule_pages_first_search_entry_holds_its_triggers_and_correction(
     built_site: BuiltSite,
 ) -> None:
-    """Search ranks a page's first entry above its sections: a rule's own words are there."""
+    """Search ranks a page's first entry above its sections: a rule's own words are there,
+    and its search terms."""
     index = json.loads(read(built_site, "search/search_index.json"))
-    first = {doc["location"]: _text(doc["text"]) for doc in index["docs"]}
+    text = {doc["location"]: doc["text"] for doc in index["docs"]}
     for rule in built_site.library.rules:
-        text = first[f"rules/{rule.id}/"]
-        for part in (*rule.triggers, rule.impact, rule.correction, rule.rationale):
-            assert _text_of_markdown(part)[:30] in text, (rule.id, part[:40])
+        first = text[f"rules/{rule.id}/"]
+        for section in ("when-it-applies", "impact", "correction", "rationale"):
+            assert text[f"rules/{rule.id}/#{section}"] in first, (rule.id, section)
+        assert _first_words(rule.triggers[-1], 3) in _text(first), rule.id
+        for term in rule.search_terms:
+            assert term in html.unescape(first), (rule.id, term)
 
 
 # --- the fixture library: escaping, deprecated and retired rules ---------------------------
