@@ -27,6 +27,7 @@ from playwright.sync_api import Page, expect
 from rlt_rules import Library, load_bundle, load_library
 from rlt_rules.export import render
 from rlt_rules.render.inert import SAFE_SCHEMES, inert_library, inert_markdown
+from rlt_rules.site.listing import index_filter_text
 from rlt_rules.site.markup import markdown as site_markdown
 
 pytest.register_assert_rewrite("site_fixtures")
@@ -546,13 +547,19 @@ def test_search_results_show_payloads_as_text(page: Page, hostile_url: str) -> N
 @pytest.mark.browser
 def test_index_filter_handles_payload_queries(page: Page, hostile_url: str) -> None:
     dialogs = _watch_dialogs(page)
-    page.goto(f"{hostile_url}rules/?q=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E")
-    expect(page.locator("input[name=q]")).to_have_value("<script>window.__pwned=1</script>")
-    page.fill("input[name=q]", '<img src=x onerror="window.__pwned=1">')
-    expect(page.locator("[data-rlt-count]")).to_contain_text("1 of 3")
-    assert page.locator("tr[data-rule]:visible").evaluate_all(
-        "rows => rows.map(r => r.dataset.rule)"
-    ) == ["R01"]
+    page.goto(f"{hostile_url}rules/?filter=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E")
+    expect(page.locator("input[name=filter]")).to_have_value("<script>window.__pwned=1</script>")
+    payload = '<img src=x onerror="window.__pwned=1">'
+    page.fill("input[name=filter]", payload)
+    # The rules whose filter text (title, statement, triggers...) holds every typed word.
+    texts = json.loads(index_filter_text(load_library(HOSTILE)))
+    expected = [rid for rid, text in texts.items() if all(w in text for w in payload.split())]
+    assert "R01" in expected and len(expected) < len(texts)
+    expect(page.locator("[data-rlt-count]")).to_contain_text(f"{len(expected)} of 3")
+    assert (
+        page.locator("tr[data-rule]:visible").evaluate_all("rows => rows.map(r => r.dataset.rule)")
+        == expected
+    )
     _assert_nothing_ran(page, dialogs)
 
 

@@ -207,6 +207,9 @@ def test_rule_page_holds_every_field_of_the_model(built_site: BuiltSite) -> None
         assert f">{tag}<" in page
     for related in rule.related:
         assert f'href="../{related}/"' in page
+    assert rule.search_terms
+    for term in rule.search_terms:  # plain text, in the page's first search entry
+        assert term in text, term
     for example in rule.examples:
         assert html.escape(example.title, quote=False) in page
         for line in expected_output(example.code):  # what CI checks the program prints
@@ -342,6 +345,22 @@ def test_search_index_holds_ids_titles_statements_and_examples(built_site: Built
         content = " ".join(by_location[f"rules/{rule.id}/"])
         assert rule.id in content
         assert _text_of_markdown(rule.statement)[:40] in _text(content)
+
+
+def test_a_rule_pages_first_search_entry_holds_its_triggers_and_correction(
+    built_site: BuiltSite,
+) -> None:
+    """Search ranks a page's first entry above its sections: a rule's own words are there,
+    and its search terms."""
+    index = json.loads(read(built_site, "search/search_index.json"))
+    text = {doc["location"]: doc["text"] for doc in index["docs"]}
+    for rule in built_site.library.rules:
+        first = text[f"rules/{rule.id}/"]
+        for section in ("when-it-applies", "impact", "correction", "rationale"):
+            assert text[f"rules/{rule.id}/#{section}"] in first, (rule.id, section)
+        assert _first_words(rule.triggers[-1], 3) in _text(first), rule.id
+        for term in rule.search_terms:
+            assert term in html.unescape(first), (rule.id, term)
 
 
 # --- the fixture library: escaping, deprecated and retired rules ---------------------------

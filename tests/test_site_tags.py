@@ -99,7 +99,8 @@ def _chips(page_html: str) -> str | None:
 
 def test_tags_are_what_materials_tags_plugin_makes(fixture_site: BuiltSite, tmp_path: Path) -> None:
     """The tags page, every rule page's chips, ``tags.json`` and the tags page's search
-    entries, byte for byte (the fixture has deprecated and retired rules and HTML in titles)."""
+    entries (none), byte for byte (the fixture has deprecated and retired rules and HTML in
+    titles)."""
     material = _with_materials_tags_plugin(FIXTURE_RULES, tmp_path / "material")
     ours = fixture_site.directory
     assert (ours / "tags/index.html").read_bytes() == (material / "tags/index.html").read_bytes()
@@ -116,4 +117,6 @@ def test_tags_are_what_materials_tags_plugin_makes(fixture_site: BuiltSite, tmp_
         index = json.loads((site / "search/search_index.json").read_bytes())
         return [entry for entry in index["docs"] if entry["location"].startswith("tags/")]
 
-    assert tags_entries(ours) == tags_entries(material)
+    # site/tags.md leaves the listing out of search (it repeats the rule pages' titles): in
+    # both builds.
+    assert tags_entries(ours) == tags_entries(material) == []

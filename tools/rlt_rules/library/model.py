@@ -203,6 +203,9 @@ class Rule:
     practice: tuple[PracticeProgram, ...] = ()
     #: Why no detector catches this rule's triggers (only on a rule without detectors).
     no_detector: str | None = None
+    #: How reviewers name the rule's code when searching (the record's optional
+    #: ``search_terms``): shown on its page, searched with its own words.
+    search_terms: tuple[str, ...] = ()
     source: SourceRef | None = field(default=None, compare=False)
     #: The hash, computed on first use: the site's memos look rules up by value thousands of
     #: times per build, and a rule's hash covers every example and detector.
@@ -231,6 +234,7 @@ class Rule:
             "since": self.since,
             "tags": list(self.tags),
             "related": list(self.related),
+            **({"search_terms": list(self.search_terms)} if self.search_terms else {}),
             "statement": self.statement,
             "seed_example": self.seed_example,
             "rationale": self.rationale,
@@ -289,6 +293,7 @@ class Rule:
                 for item, code_source in zip(practice, practice_sources, strict=True)
             ),
             no_detector=data.get("no_detector"),
+            search_terms=tuple(data.get("search_terms", ())),
             source=source,
         )
 

@@ -183,6 +183,7 @@ _FIELDS = (
     ("tags", 5),
     ("statement", 4),
     ("triggers", 4),
+    ("search_terms", 4),
     ("correction", 2),
     ("impact", 1),
     ("rationale", 1),
@@ -220,8 +221,8 @@ class RuleIndex:
     def search(self, site_url: str | None, query: str, limit: int) -> SearchResults:
         """Rules holding the query's words (a word also finds longer words it starts:
         ``preempt`` finds ``preemption``), most words matched first, then by weight (id, title,
-        tags, statement and triggers, then the rest), retired rules last. An id is matched
-        whole (``R3`` or ``R03``)."""
+        tags, statement, triggers and search terms, then the rest), retired rules last. An id
+        is matched whole (``R3`` or ``R03``)."""
         if len(query) > MAX_QUERY_CHARS:
             raise ViewError(
                 f"query is {len(query):,} characters, over the {MAX_QUERY_CHARS:,}-character "
@@ -268,8 +269,8 @@ def _field(rule: Rule, name: str) -> str:
         return f"{rule.id} {rule.id[0]}{int(rule.id[1:])}"  # R03 and R3
     if name == "tags":
         return " ".join(rule.tags)
-    if name == "triggers":
-        return "\n".join(rule.triggers)
+    if name in ("triggers", "search_terms"):
+        return "\n".join(getattr(rule, name))
     return str(getattr(rule, name))
 
 

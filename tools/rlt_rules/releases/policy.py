@@ -7,9 +7,9 @@ Version policy (:func:`compare`):
   (a meaning change cannot be detected in text), a category removed;
 * **minor**: a rule added, a rule deprecated (or un-deprecated), a category added;
 * **patch**: any other edit of a released rule (title, statement, seed_example, rationale,
-  triggers, impact, correction, examples, tags, related, replaced_by, retired_reason,
-  detectors, practice, no_detector) or of the library's title, subtitle, preamble, a category
-  title or its ``what_goes_wrong`` text.
+  triggers, impact, correction, examples, tags, related, search_terms, replaced_by,
+  retired_reason, detectors, practice, no_detector) or of the library's title, subtitle,
+  preamble, a category title or its ``what_goes_wrong`` text.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ TEXT_FIELDS = (
     "detectors",
     "practice",
     "no_detector",
+    "search_terms",
 )
 MEANING_FIELDS = ("category",)
 

@@ -62,8 +62,8 @@ def index_page(
 
     controls = [
         '<form class="rlt-filter" data-rlt-filter role="search" onsubmit="return false">',
-        '<input type="search" name="q" autocomplete="off" '
-        'placeholder="Filter by id, title, tag or statement" aria-label="Filter rules">',
+        '<input type="search" name="filter" autocomplete="off" '
+        'placeholder="Filter by id, title, tag, statement or trigger" aria-label="Filter rules">',
         '<select name="category" aria-label="Category">'
         + options(
             "All categories",
@@ -78,6 +78,7 @@ def index_page(
         + "</select>",
         "</form>",
     ]
+    home = href(INDEX_URI, "index.md", directory_urls=directory_urls)  # where ?q= searches
     rows_memo = (cache or PageCache()).index_rows
     rows = []
     for rule in library.rules:
@@ -107,9 +108,9 @@ def index_page(
             "# All rules",
             "",
             f"{len(library.rules)} rules in {len(library.categories)} categories. Filter them "
-            "by category, tag or status, or type words from a rule's id, title, tags or "
-            "statement. The filter is kept in the page address, so a filtered view can be "
-            "bookmarked and shared.",
+            "by category, tag or status, or type words from a rule's id, title, tags, "
+            "statement, triggers or search terms. The filter is kept in the page address, so "
+            "a filtered view can be bookmarked and shared.",
             "",
             *controls,
             "",
@@ -118,7 +119,11 @@ def index_page(
             "",
             html_marker(INDEX_TABLE),
             "",
-            '<p class="rlt-empty" data-rlt-empty hidden>No rule matches these filters.</p>',
+            # rules-index.js puts the typed words in the link: Material's search opens with
+            # them (its ``?q=`` deep link, or in place on this page).
+            '<p class="rlt-empty" data-rlt-empty hidden>No rule matches these filters. '
+            f'<a data-rlt-site-search href="{html.escape(home)}" hidden>Search the whole site '
+            "for <q data-rlt-site-words></q></a></p>",
             "",
         ]
     )
@@ -127,12 +132,21 @@ def index_page(
 
 def index_filter_text(library: Library, cache: PageCache | None = None) -> str:
     """JSON ``{rule id: lower-case words}`` the index filter matches typed words against: the
-    rule's id, title, category title, tags and statement (``site/js/rules-index.js``)."""
+    rule's id, title, category title, tags, statement, triggers and search terms, without code
+    marks (``site/js/rules-index.js``)."""
     memo = (cache or PageCache()).filter_texts
     texts = {}
     for rule in library.rules:
         category = library.category(rule.category)
-        searchable = (rule.id, rule.title, category.title, *rule.tags, rule.statement)
+        searchable = (
+            rule.id,
+            rule.title,
+            category.title,
+            *rule.tags,
+            rule.statement,
+            *rule.triggers,
+            *rule.search_terms,
+        )
         texts[rule.id] = memo.get(searchable, _filter_text)
     text = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
     # The same JSON value, with no markup character in it: the file stays inert even if
@@ -141,7 +155,7 @@ def index_filter_text(library: Library, cache: PageCache | None = None) -> str:
 
 
 def _filter_text(searchable: tuple[str, ...]) -> str:
-    return one_line(" ".join(searchable).lower())
+    return one_line(" ".join(searchable).replace("`", "").lower())
 
 
 def _index_row(key: tuple[tuple, bool]) -> str:

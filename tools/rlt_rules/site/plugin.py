@@ -50,6 +50,7 @@ from .markup import GeneratedPage, output_path, rule_uri
 from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
+from .search import fold_index_file
 from .sections import build_key, rendered_sections, shares_markdown, splice
 from .serve import Watcher, watch_quickly
 from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
@@ -85,6 +86,8 @@ class SiteBuild:
     generated: dict[str, GeneratedPage] = field(default_factory=dict)
     listing_uri: str | None = None
     rules_by_uri: dict[str, Rule] = field(default_factory=dict)
+    #: Set by ``on_page_context``: the rule pages' URLs (their search entries, :mod:`.search`).
+    rule_urls: list[str] = field(default_factory=list)
     #: Set by ``on_files``: what generated pages' sections are rendered with
     #: (:func:`.sections.build_key`).
     section_key: str = ""
@@ -337,6 +340,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         build = self._current()
         rule = build.rules_by_uri.get(page.file.src_uri)
         if rule is not None:  # its copy buttons' address (js/cite.js)
+            build.rule_urls.append(page.url)
             version = build.site.library.version
             context["rlt_published_url"] = versioned_site_url(config.site_url, version)
         if rule is not None and rule.tags:
@@ -348,7 +352,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             preview.rendered(build.preview, page.file.src_uri, page.title)
             search = config.plugins.get("material/search")
             if search is not None:
-                preview.search.index(page, search.config)
+                preview.search.index(page, search.config, rule_page=rule is not None)
         return context
 
     @event_priority(-100)  # after Material's search plugin, before the page's template
@@ -389,10 +393,13 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         else:
             published = self._publish_exports(config, build)
         log.info("rlt-rules: published %d export files", published)
+        searched = config.plugins.get("material/search") is not None
         if self._preview is not None and build.preview is not None:
-            if config.plugins.get("material/search") is not None:
+            if searched:
                 self._preview.search.write(config.site_dir, build.page_order)
             self._preview.finished(build.preview)
+        elif searched:
+            fold_index_file(config.site_dir, build.rule_urls)
         if self._collector is not None:
             self._collector.build_ended()
 

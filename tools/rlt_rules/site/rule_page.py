@@ -32,6 +32,9 @@ from .markup import (
 
 #: Material's sidebars a rule page leaves out (front matter ``hide``).
 RULE_PAGE_HIDES = ("navigation", "toc")
+#: Material's search ranks a rule page's entries this many times higher than other pages'
+#: (front matter ``search.boost``): a search on this site looks for a rule.
+RULE_PAGE_SEARCH_BOOST = 2
 _BLOCK_START = re.compile(r"^(```|~~~|    |\t|[-*+] |\d+[.)] |#|>|\||<)")
 
 #: Another rule as a page names it: its id and title.
@@ -119,6 +122,7 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
     here = rule_uri(rule.id)
     # Rule pages are not in the navigation: its sidebar gives way to the examples, side by side.
     out: list[str] = ["---", "hide:", *(f"  - {part}" for part in RULE_PAGE_HIDES)]
+    out += ["search:", f"  boost: {RULE_PAGE_SEARCH_BOOST}"]
     if rule.tags:
         out += ["tags:", *(f"  - {tag}" for tag in rule.tags)]
     out += ["---", "", f"# {rule_label(rule)}", ""]
@@ -141,6 +145,7 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         "",
         '<p class="rlt-facts" markdown="span">' + " · ".join(facts) + "</p>",
         "",
+        *_search_terms(rule),
         "## When it applies",
         "",
         "A reviewer can spot these in a diff:",
@@ -178,6 +183,14 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         out.append("")
     out += ["---", "", _reading_links(page), ""]
     return RulePageText("\n".join(out), sections)
+
+
+def _search_terms(rule: Rule) -> list[str]:
+    """How reviewers name the rule's code, as plain text in the page's first search entry."""
+    if not rule.search_terms:
+        return []
+    terms = " · ".join(md_text(term) for term in rule.search_terms)
+    return [f'<p class="rlt-terms" markdown="span">**Also searched as:** {terms}</p>', ""]
 
 
 def _history_facts(history: RuleHistory | None, rule: Rule, here: str) -> list[str]:

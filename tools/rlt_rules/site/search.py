@@ -15,12 +15,20 @@ own setting is put back before anything else reads it (:meth:`PreviewSearch.rest
 A page's sections come from :class:`.search_sections.SectionMemo`: only the chunks of its HTML
 (one per heading) not parsed before are parsed again; its entries are made from them by
 Material's own ``create_entry_for_section``, as Material's plugin makes them.
+
+A rule page's first entry (its title, statement and example) also holds the text of the
+sections that say when the rule applies and what to do (:data:`RULE_TEXT_SECTIONS`):
+Material ranks a page's first entry well above its sections, and a reviewer describes the
+code in front of them in a trigger's words, not the statement's. :func:`fold_rule_text`
+does it for one page's entries; a build applies it to the index Material's plugin wrote
+(:func:`fold_index_file`), a live preview to each rule page it indexes, so both indexes
+are the same.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +42,39 @@ from .search_sections import SectionMemo
 INDEX_PATH = "search/search_index.json"
 #: How Material's plugin serializes the index.
 _SEPARATORS = (",", ":")
+#: The sections of a rule page (their heading ids, :mod:`.rule_page`) whose text its first
+#: search entry holds too: the rule's own words, where a search for what code does looks.
+RULE_TEXT_SECTIONS = ("when-it-applies", "impact", "correction", "rationale")
+
+
+def fold_rule_text(entries: list[dict[str, Any]]) -> None:
+    """Append to a rule page's first entry the text of its :data:`RULE_TEXT_SECTIONS`
+    (``entries``: that page's entries, first entry first, as Material makes them)."""
+    if not entries or "#" in entries[0]["location"]:
+        return
+    first = entries[0]
+    folded = [
+        entry["text"]
+        for entry in entries[1:]
+        if entry["location"].partition("#")[2] in RULE_TEXT_SECTIONS
+    ]
+    first["text"] = " ".join([first["text"], *folded])
+
+
+def fold_index_file(site_dir: str, rule_urls: Collection[str]) -> None:
+    """:func:`fold_rule_text` for each page of ``rule_urls`` in the index Material's plugin
+    wrote under ``site_dir``."""
+    path = Path(site_dir) / INDEX_PATH
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    pages: dict[str, list[dict[str, Any]]] = {}
+    for entry in index["docs"]:
+        pages.setdefault(entry["location"].partition("#")[0], []).append(entry)
+    for url in rule_urls:
+        fold_rule_text(pages.get(url, []))
+    text = json.dumps(index, separators=_SEPARATORS, default=str)
+    write_file(text.encode("utf-8"), str(path))
 
 
 class PreviewSearch:
@@ -53,14 +94,16 @@ class PreviewSearch:
         self._entries.clear()  # a cross-build cache: a full rebuild resets it
         self._sections.forget_all()
 
-    def index(self, page: Page, search_config: Any) -> None:
-        """Index ``page`` (rendered, before Material's plugin sees it) and hide it from
-        Material's plugin."""
+    def index(self, page: Page, search_config: Any, *, rule_page: bool) -> None:
+        """Index ``page`` (rendered, before Material's plugin sees it; ``rule_page``: a rule's
+        page, :func:`fold_rule_text`) and hide it from Material's plugin."""
         index = SearchIndex(**search_config)
         if not (page.meta.get("search") or {}).get("exclude"):  # as add_entry_from_context
             for parsed in self._sections.sections(page.file.src_uri, page.content or ""):
                 if not parsed.excluded:
                     index.create_entry_for_section(parsed.section(), page.toc, page.url, page)
+            if rule_page:
+                fold_rule_text(index.entries)
         if self._config is None:
             config = json.loads(index.generate_search_index(None))["config"]
             self._config = json.dumps(config, separators=_SEPARATORS, default=str)
