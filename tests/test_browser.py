@@ -18,10 +18,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from rlt_rules import Library, load_library
-from rlt_rules.model import Example, Rule
+from rlt_rules.model import Example, Rule, cite_anchor
 from rlt_rules.pairs import pairs_of
 from rlt_rules.render.text import expected_output
-from rlt_rules.site.cite import cite_anchor
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.titles import text_segments
 

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rlt_rules import load_library
-from rlt_rules.site.cite import cite_anchor
+from rlt_rules.model import cite_anchor
 from rlt_rules.site.plugin import versioned_site_url
 from rlt_rules.site.rule_page import rule_page
 
