@@ -6,6 +6,7 @@ address without the search's ``?h=``."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections import Counter
 
@@ -66,9 +67,16 @@ def test_an_anchor_changes_with_its_own_text_and_repeats_are_unique() -> None:
 
 def test_every_item_of_every_rule_page_has_a_unique_anchor(built_site: BuiltSite) -> None:
     published = versioned_site_url(SITE_URL, built_site.library.version)
+    bundle = json.loads((built_site.directory / "rules.json").read_text("utf-8"))
+    in_bundle = {entry["rule"]: entry for entry in bundle["anchors"]}
     for rule in built_site.library.rules:
         page = (built_site.directory / "rules" / rule.id / "index.html").read_text("utf-8")
         markers = _MARKER.findall(page)
+        # The page's anchors are the model's, which the bundle, SARIF and findings cite.
+        anchors = rule.anchors()
+        assert in_bundle[rule.id] == {"rule": rule.id, **anchors.to_dict()}
+        cited = [*anchors.triggers, anchors.impact, anchors.correction, *anchors.examples]
+        assert sorted(anchor for _, anchor in markers) == sorted(cited), rule.id
         kinds = Counter(anchor.split("-")[0] for _, anchor in markers)
         assert kinds == Counter(
             {"trigger": len(rule.triggers), "impact": 1, "correction": 1}
