@@ -414,6 +414,9 @@ def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Pat
     first = run_cli("site", "deploy", cwd=project)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "deployed 1.2.0 as latest" in first.stdout
+    # mkdocs.yml's site_url is the placeholder: said once, not once per build mike runs.
+    assert first.stderr.count("warning: site_url is the placeholder") == 1, first.stderr
+    assert "Set the team's address as site_url in mkdocs.yml" in first.stderr
     library_file.write_text(
         library_file.read_text(encoding="utf-8").replace("version: 1.2.0", "version: 1.3.0"),
         encoding="utf-8",
