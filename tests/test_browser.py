@@ -19,10 +19,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from rlt_rules import Library, load_library
-from rlt_rules.library.model import Example, Rule
+from rlt_rules.library.model import Example, Rule, cite_anchor
 from rlt_rules.library.pairs import pairs_of
 from rlt_rules.render.text import expected_output
-from rlt_rules.site.cite import cite_anchor
 from rlt_rules.site.examples_section import differing_lines, shown_marked_lines, split_output
 from rlt_rules.site.listing import index_filter_text
 from rlt_rules.site.titles import text_segments
@@ -420,6 +419,9 @@ def test_version_selector_lists_every_deployed_version(page: Page, tmp_path: Pat
     first = run_cli("site", "deploy", cwd=project)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "deployed 1.2.0 as latest" in first.stdout
+    # mkdocs.yml's site_url is the placeholder: said once, not once per build mike runs.
+    assert first.stderr.count("warning: site_url is the placeholder") == 1, first.stderr
+    assert "Set the team's address as site_url in mkdocs.yml" in first.stderr
     library_file.write_text(
         library_file.read_text(encoding="utf-8").replace("version: 1.2.0", "version: 1.3.0"),
         encoding="utf-8",

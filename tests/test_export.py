@@ -301,6 +301,10 @@ def test_sarif_driver_and_descriptors(library: Library) -> None:
             assert trigger.split("\n")[0] in descriptor["help"]["markdown"]
         assert descriptor["properties"]["tags"][0] == rule.category
         assert set(rule.tags) <= set(descriptor["properties"]["tags"])
+        # A result can cite a trigger: the rule page plus the anchor the page gives it.
+        anchors = descriptor["properties"]["anchors"]
+        assert anchors == rule.anchors().to_dict()
+        assert len(anchors["triggers"]) == len(rule.triggers) == len(set(anchors["triggers"]))
 
 
 def test_sarif_names_deprecation_and_retirement(lifecycle: Library) -> None:

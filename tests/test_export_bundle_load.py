@@ -112,6 +112,34 @@ def test_example_outputs_must_match_the_code(tmp_path: Path, data: dict[str, Any
     assert diagnostic.message.startswith("/example_outputs: does not match")
 
 
+def test_anchors_must_match_the_rules(tmp_path: Path, data: dict[str, Any]) -> None:
+    rules = load_library(LIFECYCLE).rules
+    assert data["anchors"] == [{"rule": r.id, **r.anchors().to_dict()} for r in rules]
+    broken = json.loads(json.dumps(data))
+    right = broken["anchors"][1]["triggers"][0]
+    broken["anchors"][1]["triggers"][0] = "trigger-made-up-abc123"
+    path, text = write(tmp_path, broken)
+    (diagnostic,) = diagnostics(path)
+    assert diagnostic.message == (
+        f'/anchors/1/triggers/0: does not match the anchor the rules give (expected "{right}"): '
+        "an anchor is made from its item's text; export the bundle again"
+    )
+    line, column = position_of(text, '"trigger-made-up-abc123"')
+    assert (diagnostic.line, diagnostic.column) == (line, column)
+    broken["anchors"].pop()
+    path, _ = write(tmp_path, broken)
+    (diagnostic,) = diagnostics(path)
+    assert diagnostic.message.startswith(
+        f"/anchors: does not match the anchor the rules give (expected {len(rules)} entries)"
+    )
+
+
+def test_a_bundle_written_before_anchors_loads(tmp_path: Path, data: dict[str, Any]) -> None:
+    older = {key: value for key, value in data.items() if key != "anchors"}
+    path, _ = write(tmp_path, older)
+    assert load_bundle(path) == load_library(LIFECYCLE)
+
+
 def test_references_must_exist(tmp_path: Path, data: dict[str, Any]) -> None:
     broken = json.loads(json.dumps(data))
     broken["rules"][0]["category"] = "elsewhere"

@@ -106,6 +106,32 @@ def test_show_prints_one_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  good  two-writers: One owner advances the counter" in out
 
 
+def test_show_links_each_trigger_by_its_anchor(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every trigger, the impact, the correction and each example end with the versioned
+    address of their anchor on the rule page: what a review cites."""
+    rule = load_library(LIFECYCLE).rule("R01")
+    anchors = rule.anchors()
+    code, out, _ = run(capsys, "show", "R01", "--rules", str(LIFECYCLE), "--site-url", SITE_URL)
+    assert code == 0
+    lines = out.split("\n")
+    page = f"{SITE_URL}rules/R01/#"
+    for trigger, anchor in zip(rule.triggers, anchors.triggers, strict=True):
+        # The link is right under its trigger: the nearest list item above it is the trigger.
+        at = lines.index(f"    {page}{anchor}")
+        item = next(line for line in reversed(lines[:at]) if line.startswith("  - "))
+        assert item.startswith("  - " + " ".join(trigger.split()[:4])), (item, trigger)
+    assert [line.strip() for line in lines if "#trigger-" in line] == [
+        page + anchor for anchor in anchors.triggers
+    ]
+    assert f"  {page}{anchors.impact}" in lines and f"  {page}{anchors.correction}" in lines
+    assert [line.strip() for line in lines if "#example-" in line] == [
+        page + anchor for anchor in anchors.examples
+    ]
+    # Without a site address: relative to the site root.
+    out = run(capsys, "show", "R01", "--rules", str(LIFECYCLE), "--site-url", "")[1]
+    assert f"    rules/R01/#{anchors.triggers[0]}" in out.split("\n")
+
+
 def test_show_keeps_code_lines_verbatim(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "show", "R03", "--rules", str(LIFECYCLE))
     assert code == 0

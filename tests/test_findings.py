@@ -320,6 +320,48 @@ BAD_CASES = [
     ),
     # JSON: libyaml parses JSON (YAML 1.2 flow syntax), so positions come for free.
     ("unknown-rule.json", ["9:14: unknown rule 'R42': library 1.2.0 has rules R01, R02, R05"]),
+    # A trigger anchor names one of its rule's triggers (rlt-rules show prints them).
+    (
+        "unknown-trigger-anchor.yaml",
+        [
+            "4:21: findings[0].trigger_anchor 'trigger-trigger-three-of-05-abcdef' is not a "
+            "trigger of R05 in library 1.2.0: its triggers are trigger-trigger-one-of-05-1c44ca, "
+            "trigger-trigger-two-of-05-7eb057 (`rlt-rules show R05` prints each trigger with its "
+            "anchor)"
+        ],
+    ),
+    (
+        "reworded-trigger-anchor.yaml",
+        [
+            "4:21: findings[0].trigger_anchor 'trigger-trigger-one-of-05-000000' is not a trigger "
+            "of R05 in library 1.2.0: that trigger's text changed since; its anchor is now "
+            "trigger-trigger-one-of-05-1c44ca (`rlt-rules show R05` prints each trigger with its "
+            "anchor)"
+        ],
+    ),
+    (
+        "other-rules-trigger-anchor.yaml",
+        [
+            "4:21: findings[0].trigger_anchor 'trigger-trigger-one-of-02-3d66fb' is not a trigger "
+            "of R05 in library 1.2.0: it is a trigger of R02: cite that rule, or one of R05's "
+            "triggers (`rlt-rules show R05` prints each trigger with its anchor)"
+        ],
+    ),
+    (
+        "trigger-anchor-as-link.yaml",
+        [
+            "4:21: findings[0].trigger_anchor 'https://x.example/1.2.0/rules/R05/#trigger-trigger"
+            "-one-of-… is not valid: the anchor of the rule's trigger the code matches: trigger-… "
+            "as `rlt-rules show` prints it"
+        ],
+    ),
+    (
+        "outside-rules-trigger-anchor.yaml",
+        [
+            "4:21: findings[0].trigger_anchor is not allowed here: an outside-rules finding cites "
+            "no rule's trigger: remove `trigger_anchor`, or cite the rule with `rule`"
+        ],
+    ),
     (
         "bad-severity.json",
         ["5:68: findings[0].severity must be one of: error, warning, note; got 'critical'"],
@@ -702,6 +744,34 @@ def test_sarif_cli_writes_atomically_and_not_on_error(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["review.sarif"]
 
 
+# --- a cited trigger ----------------------------------------------------------------------
+
+
+def test_a_cited_trigger_is_linked_in_sarif_and_markdown(library, sample):
+    """``trigger_anchor``: the renderings link the rule's trigger on its versioned page, the
+    anchor the page, ``show``, the bundle and the SARIF descriptor give it."""
+    (cited,) = [finding for finding in sample.findings if finding.trigger_anchor]
+    rule = library.rule(cited.rule)
+    position = rule.anchors().triggers.index(cited.trigger_anchor)
+    address = f"{SITE}rules/{rule.id}/#{cited.trigger_anchor}"
+    args = ("--rules", str(ROOT / "rules"), "--site-url", SITE)
+    code, out, err = run_cli("findings", "sarif", str(SAMPLE_FINDINGS), *args)
+    assert (code, err) == (0, "")
+    run = json.loads(out)["runs"][0]
+    results = run["results"]
+    (result,) = [r for r in results if "triggerAnchor" in r["properties"]]
+    assert result["properties"]["triggerAnchor"] == cited.trigger_anchor
+    assert result["properties"]["triggerUri"] == address
+    descriptor = run["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert descriptor["properties"]["anchors"]["triggers"][position] == cited.trigger_anchor
+    assert result["properties"]["triggerUri"] == f"{descriptor['helpUri']}#{cited.trigger_anchor}"
+    code, out, err = run_cli("findings", "markdown", str(SAMPLE_FINDINGS), *args)
+    assert (code, err) == (0, "")
+    first = " ".join(rule.triggers[position].replace("`", "").split()[:6])
+    assert f"\n\n**Rule trigger:** [{rule.id}, trigger: {first}…]({address})\n\n" in out
+    assert out.count("**Rule trigger:**") == 1
+
+
 # --- Markdown ----------------------------------------------------------------------------
 
 
@@ -960,7 +1030,7 @@ def test_site_page_rejects_a_sample_that_does_not_check(tmp_path, library):
     with pytest.raises(FindingsError) as raised:
         site_page(library, None, sample_dir)
     assert [str(d) for d in raised.value.diagnostics] == [
-        "samples/review/findings.yaml:114:19: findings[5].location.start_line 200 is after "
+        "samples/review/findings.yaml:115:19: findings[5].location.start_line 200 is after "
         "end_line 103: a location is an inclusive range, start_line <= end_line"
     ]
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_hostile_scan import BIN, RULES, SECONDS, _bounded
+from bounded import address_space
+from test_hostile_scan import BIN, RULES, SECONDS
 from test_scan import GUARD
 
 from rlt_rules import load_library
@@ -58,7 +59,7 @@ def run(cwd: Path, *argv: str, stdin: bytes | Path | None = None) -> Run:
             stdin=source,
             capture_output=True,
             timeout=SECONDS,
-            preexec_fn=_bounded,
+            preexec_fn=address_space(),
             check=False,
         )
     finally:

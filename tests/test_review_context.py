@@ -19,7 +19,7 @@ from rlt_rules.cli import main
 from rlt_rules.findings.context import ContextTooLong, DiffSource, review_context
 from rlt_rules.findings.diff import DiffError, FileStatus, LineRange, parse_diff
 from rlt_rules.library.schemas import load_schema
-from rlt_rules.render.answer import field_lines
+from rlt_rules.render.answer import ANCHOR_NOTE, field_lines
 from rlt_rules.render.digest import Detail, applicable_rules, rule_text
 from rlt_rules.render.levels import LABELS
 
@@ -106,7 +106,7 @@ def test_the_context_holds_preamble_rules_change_and_answer_format(library, chan
     for paragraph in library.preamble:
         assert paragraph in text
     for rule in applicable_rules(library):
-        assert rule_text(rule, Detail.FULL, SITE_URL, level=4) in text
+        assert rule_text(rule, Detail.FULL, SITE_URL, level=4, anchored=True) in text
     assert f"- `{SAMPLE_CODE}` (modified): lines 52–127 (+55 −6)" in text
     for line in field_lines():
         assert line in text
@@ -132,7 +132,7 @@ def _levels(text: str) -> dict[str, Detail]:
 def test_max_chars_in_full_when_it_fits(library, change) -> None:
     text = review_context(library, SITE_URL, change, max_chars=40_000)
     for rule in applicable_rules(library):
-        assert rule_text(rule, Detail.FULL, SITE_URL, level=4) in text
+        assert rule_text(rule, Detail.FULL, SITE_URL, level=4, anchored=True) in text
     assert "Detail per rule" not in text and "statement, triggers, impact and correction" in text
 
 
@@ -145,30 +145,45 @@ RAISES = {
 }
 
 
-@pytest.mark.parametrize("max_chars", [30_000, 25_000, 20_000, 12_000, 8_000])
+#: 20,500 and 8,500 were 20,000 and 8,000 before the answer format named `trigger_anchor` (about
+#: 300 characters more of the same fixed part).
+@pytest.mark.parametrize("max_chars", [30_000, 25_000, 20_500, 12_000, 8_500])
 def test_max_chars_gives_each_rule_the_most_detail_that_fits(library, change, max_chars) -> None:
-    """Rule by rule, triggers first; the document says which rule got what, and what is
-    left of the budget is too small to raise any rule one more step."""
+    """Rule by rule, triggers first, then the triggers' anchors, then the full text; the
+    document says which rule got what, and what is left of the budget is too small to raise
+    any rule one more step or to add the anchors of any rule's triggers."""
     text = review_context(library, SITE_URL, change, max_chars=max_chars)
     assert len(text) <= max_chars
     levels = _levels(text)
     assert sorted(levels) == [rule.id for rule in applicable_rules(library)]
-    for rule_id, detail in levels.items():
-        assert rule_text(library.rule(rule_id), detail, SITE_URL, level=4) in text
     left = max_chars - len(text)
+    anchored = 0
     for rule_id, detail in levels.items():
         rule = library.rule(rule_id)
-        now = len(rule_text(rule, detail, SITE_URL, level=4))
+        plain = rule_text(rule, detail, SITE_URL, level=4)
+        with_anchors = rule_text(rule, detail, SITE_URL, level=4, anchored=True)
+        if with_anchors != plain and with_anchors in text:
+            anchored += 1
+        else:
+            assert plain in text, rule_id
+            assert with_anchors == plain or len(with_anchors) - len(plain) > left, rule_id
+        cited = with_anchors != plain and with_anchors in text
+        now = with_anchors if cited else plain
         for better in RAISES[detail]:
-            assert len(rule_text(rule, better, SITE_URL, level=4)) - now > left, (rule_id, better)
+            raised = rule_text(rule, better, SITE_URL, level=4, anchored=cited)
+            assert len(raised) - len(now) > left, (rule_id, better)
+    if max_chars >= 25_000:  # every rule that fits has its triggers: then come their anchors
+        assert anchored > 0
     assert f"- `{SAMPLE_CODE}` (modified)" in text and "## How to answer" in text
-    if max_chars >= 20_000:  # the issue's budget: every rule but a few keeps its triggers
+    if max_chars >= 20_500:  # the issue's budget: every rule but a few keeps its triggers
         with_triggers = (Detail.GUIDANCE, Detail.FULL)
         assert sum(detail in with_triggers for detail in levels.values()) >= 12
 
 
 def test_a_tight_budget_lists_whole_lines_and_says_what_is_left_out(library, change) -> None:
-    for max_chars in (7_000, 6_500, 6_000):
+    # Everything but the rules takes about 5,700 characters (5,450 before the answer
+    # format named `trigger_anchor`).
+    for max_chars in (7_500, 7_000, 6_500):
         text = review_context(library, SITE_URL, change, max_chars=max_chars)
         assert len(text) <= max_chars
         listed = re.findall(r"^- \[(R\d+) ", text, re.MULTILINE)
@@ -211,6 +226,39 @@ def test_the_loop_with_a_valid_answer(
     assert [result["ruleId"] for result in results] == ["R07", "R17"]
     code, out, _ = run(capsys, "findings", "markdown", answer, *checked)
     assert code == 0 and "## Review: 2 findings in 1 file" in out
+
+
+def test_an_answer_cites_a_trigger_by_the_anchor_the_context_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The context lists each trigger with its anchor and says to cite it as
+    ``trigger_anchor``; an answer copying one checks and renders as a link to that trigger."""
+    monkeypatch.chdir(ROOT)
+    code, context, err = run(capsys, "review-context", "--diff", SAMPLE_DIFF)
+    assert code == 0, err
+    assert ANCHOR_NOTE in context
+    section = context[context.index("#### [R07 ") :]
+    section = section[: section.index("\n#### ")]
+    listed = re.findall(r"^- .* \(`(trigger-[a-z0-9-]+)`\)$", section, re.MULTILINE)
+    assert listed == list(load_library(ROOT / "rules").rule("R07").anchors().triggers)
+    answer = tmp_path / "answer.yaml"
+    text = (FIXTURES / "answer.yaml").read_text(encoding="utf-8")
+    cited = text.replace("  - rule: R07\n", f"  - rule: R07\n    trigger_anchor: {listed[0]}\n")
+    answer.write_text(cited, encoding="utf-8")
+    checked = ("--repo", ".", "--diff", SAMPLE_DIFF, "--site-url", SITE_URL)
+    code, out, err = run(capsys, "findings", "check", str(answer), *checked[:4])
+    assert (code, out, err) == (0, "ok: 2 finding(s), 0 warning(s)\n", "")
+    code, out, err = run(capsys, "findings", "markdown", str(answer), *checked)
+    assert code == 0 and f"]({SITE_URL}rules/R07/#{listed[0]})" in out
+    # A made-up anchor: the error names its line and column in the answer.
+    answer.write_text(cited.replace(listed[0], "trigger-made-up-0000aa"), encoding="utf-8")
+    code, out, err = run(capsys, "findings", "check", str(answer), *checked[:4])
+    line = cited.splitlines().index(f"    trigger_anchor: {listed[0]}") + 1
+    assert code == 1 and out == ""
+    assert err.startswith(
+        f"{answer}:{line}:21: findings[0].trigger_anchor 'trigger-made-up-0000aa' is not a "
+        "trigger of R07 in library 1.0.0: its triggers are "
+    )
 
 
 @pytest.mark.parametrize(

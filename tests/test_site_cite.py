@@ -6,6 +6,7 @@ address without the search's ``?h=``."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections import Counter
 
@@ -13,8 +14,9 @@ import pytest
 from playwright.sync_api import expect
 
 from rlt_rules import load_library
-from rlt_rules.site.cite import cite_anchor
+from rlt_rules.library.model import cite_anchor
 from rlt_rules.site.plugin import versioned_site_url
+from rlt_rules.site.publish import placeholder_warning
 from rlt_rules.site.rule_page import rule_page
 
 pytest.register_assert_rewrite("site_fixtures")
@@ -66,9 +68,16 @@ def test_an_anchor_changes_with_its_own_text_and_repeats_are_unique() -> None:
 
 def test_every_item_of_every_rule_page_has_a_unique_anchor(built_site: BuiltSite) -> None:
     published = versioned_site_url(SITE_URL, built_site.library.version)
+    bundle = json.loads((built_site.directory / "rules.json").read_text("utf-8"))
+    in_bundle = {entry["rule"]: entry for entry in bundle["anchors"]}
     for rule in built_site.library.rules:
         page = (built_site.directory / "rules" / rule.id / "index.html").read_text("utf-8")
         markers = _MARKER.findall(page)
+        # The page's anchors are the model's, which the bundle, SARIF and findings cite.
+        anchors = rule.anchors()
+        assert in_bundle[rule.id] == {"rule": rule.id, **anchors.to_dict()}
+        cited = [*anchors.triggers, anchors.impact, anchors.correction, *anchors.examples]
+        assert sorted(anchor for _, anchor in markers) == sorted(cited), rule.id
         kinds = Counter(anchor.split("-")[0] for _, anchor in markers)
         assert kinds == Counter(
             {"trigger": len(rule.triggers), "impact": 1, "correction": 1}
@@ -128,3 +137,50 @@ def test_rule_page_with_copy_buttons_is_axe_clean(
         expect(page.locator(".rlt-cite__button").first).to_be_attached()
         violations = _blocking_violations(page)
         assert not violations, f"/rules/{rule.id}/ ({width} px):\n{_describe(violations)}"
+
+
+# --- the placeholder site_url ------------------------------------------------------------------
+
+PLACEHOLDER_WARNING = "warning: site_url is the placeholder https://rlt-rules.example/"
+
+
+def test_a_build_with_the_placeholder_site_url_warns_once(built_site: BuiltSite) -> None:
+    """``rlt-rules site build`` (as the fixture ran it, with the repository's mkdocs.yml) says
+    once, at the setting's line, that the published links lead nowhere and where to set the
+    team's address; the build still succeeds (strict mode is MkDocs', not this warning's)."""
+    lines = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.startswith("site_url:"))
+    assert built_site.output.count(PLACEHOLDER_WARNING) == 1, built_site.output
+    (warning,) = [w for w in built_site.output.splitlines() if PLACEHOLDER_WARNING in w]
+    assert warning.startswith(f"mkdocs.yml:{line}: {PLACEHOLDER_WARNING} ")
+    assert "Set the team's address as site_url in mkdocs.yml" in warning
+    assert "Copy link" in warning and "helpUri" in warning
+
+
+@pytest.mark.parametrize(
+    ("setting", "environment", "warns"),
+    [
+        ("site_url: https://rlt-rules.example/", {}, True),
+        ("site_url: https://docs.team.example.com/rules/", {}, True),
+        ("site_url: https://rules.acme.dev/", {}, False),
+        ("", {}, False),
+        ("site_url: !ENV [RLT_SITE_URL, 'https://rlt-rules.example/']", {}, True),
+        (
+            "site_url: !ENV [RLT_SITE_URL, 'https://rlt-rules.example/']",
+            {"RLT_SITE_URL": "https://rules.acme.dev/"},
+            False,
+        ),
+    ],
+)
+def test_placeholder_warning_reads_site_url_as_mkdocs_does(
+    tmp_path, monkeypatch, setting: str, environment: dict[str, str], warns: bool
+) -> None:
+    monkeypatch.delenv("RLT_SITE_URL", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: x\n# a comment\n{setting}\n", encoding="utf-8")
+    warning = placeholder_warning(config)
+    assert (warning is not None) == warns, warning
+    if warning is not None:
+        assert warning.startswith(f"{config}:3: warning: site_url is the placeholder https://")

@@ -21,6 +21,7 @@ from ..facts.addresses import placeholder_host
 from ..files.atomic import check_output_file, check_targets, write_atomic
 from ..files.owned import write_owned_folder
 from ..library.model import CorpusScope, Library, Measured, Rule, Status
+from ..render.links import cite_url
 from ..render.text import FENCE, rule_heading
 from .common import (
     EXIT_OK,
@@ -80,11 +81,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="print one rule for reading in a terminal",
         description="Print one rule: title, category, status, statement, seed example, "
         "triggers, impact, correction, its examples' titles and its detectors (status, "
-        "measured precision on real engine code, what each sees and misses). Exits 2 for an "
-        "unknown id.",
+        "measured precision on real engine code, what each sees and misses). Each trigger, "
+        "the impact, the correction and each example ends with its link: the rule page and "
+        "the item's anchor, to cite in a review or as a finding's trigger_anchor. Exits 2 "
+        "for an unknown id.",
     )
     show_parser.add_argument("rule_id", metavar="ID", help="a rule id, e.g. R03")
     add_library_option(show_parser)
+    add_site_url_option(show_parser)
     show_parser.set_defaults(handler=run_show)
 
     list_parser = subparsers.add_parser(
@@ -200,17 +204,26 @@ def _terminal(markdown: str, indent: str = "  ") -> str:
     return "\n".join(out).strip("\n")
 
 
-def _bullets(items: tuple[str, ...]) -> str:
+def _bullets(items: tuple[str, ...], links: tuple[str, ...] = ()) -> str:
+    """Each item a wrapped list item; ``links``: a line under each (one per item)."""
     return "\n".join(
         textwrap.fill(
             " ".join(item.split()), WIDTH, initial_indent="  - ", subsequent_indent="    "
         )
-        for item in items
+        + (f"\n    {links[number]}" if links else "")
+        for number, item in enumerate(items)
     )
 
 
-def format_rule(library: Library, rule: Rule) -> str:
-    """One rule as plain text for a terminal."""
+def format_rule(library: Library, rule: Rule, site_url: str | None = None) -> str:
+    """One rule as plain text for a terminal; each trigger, the impact, the correction and
+    each example followed by its link (``site_url``: the versioned site root, else a link
+    relative to it)."""
+    anchors = rule.anchors()
+
+    def link(anchor: str) -> str:
+        return cite_url(site_url, rule.id, anchor)
+
     category = library.category(rule.category)
     status = f"{rule.status} (since {rule.since})"
     if rule.replaced_by is not None:
@@ -230,17 +243,17 @@ def format_rule(library: Library, rule: Rule) -> str:
     sections = [
         ("Statement", _terminal(rule.statement)),
         ("Example", _terminal(rule.seed_example)),
-        ("Triggers", _bullets(rule.triggers)),
-        ("Impact", _terminal(rule.impact)),
-        ("Correction", _terminal(rule.correction)),
+        ("Triggers", _bullets(rule.triggers, tuple(map(link, anchors.triggers)))),
+        ("Impact", f"{_terminal(rule.impact)}\n  {link(anchors.impact)}"),
+        ("Correction", f"{_terminal(rule.correction)}\n  {link(anchors.correction)}"),
     ]
     if rule.examples:
         sections.append(
             (
                 "Examples",
                 "\n".join(
-                    f"  {example.kind:<4}  {example.name}: {example.title}"
-                    for example in rule.examples
+                    f"  {example.kind:<4}  {example.name}: {example.title}\n        {link(anchor)}"
+                    for example, anchor in zip(rule.examples, anchors.examples, strict=True)
                 ),
             )
         )
@@ -284,14 +297,15 @@ def _detectors(rule: Rule) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    library = workspace(args).library
+    found = workspace(args)
+    library = found.library
     wanted = args.rule_id.strip().upper()
     try:
         rule = library.rule(wanted)
     except KeyError:
         known = ", ".join(rule.id for rule in library.rules)
         raise UsageError(f"unknown rule id '{args.rule_id}'; known ids: {known}") from None
-    sys.stdout.write(format_rule(library, rule))
+    sys.stdout.write(format_rule(library, rule, site_url_of(found, args.site_url)))
     return EXIT_OK
 
 

@@ -1,6 +1,8 @@
 """``rlt-rules site build|serve|deploy``: the reference site, through MkDocs and mike.
 
-Each subcommand calls :mod:`rlt_rules.site.publish`, which runs MkDocs (``build``: in this
+``build`` and ``deploy`` warn once when ``mkdocs.yml``'s ``site_url`` is still a placeholder
+(:func:`~rlt_rules.site.publish.placeholder_warning`). Each subcommand calls
+:mod:`rlt_rules.site.publish`, which runs MkDocs (``build``: in this
 process) or ``mkdocs``/``mike`` (``serve``, ``deploy``) with ``$RLT_RULES_DIR`` naming the
 rules directory for the plugin. An invalid library exits 1 with every problem as
 path:line:column before a page is written: ``build`` leaves the check to the plugin (one
@@ -11,6 +13,7 @@ first, since their MkDocs runs in a child process (and ``deploy`` needs the libr
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..project.check import DEFAULT_RULES_DIR, ProjectCheck, load_validated
@@ -20,6 +23,7 @@ from ..site.publish import (
     SiteError,
     build_site,
     deploy_site,
+    placeholder_warning,
     recover_interrupted_build,
     serve_site,
     site_target,
@@ -114,6 +118,13 @@ def _prepare(args: argparse.Namespace) -> tuple[Path, ProjectCheck]:
     return config, load_validated(rules_dir)  # LibraryError: the CLI prints each problem
 
 
+def _warn_placeholder(config: Path) -> None:
+    """Say once, before a build others will read, that ``site_url`` is still a placeholder."""
+    warning = placeholder_warning(config)
+    if warning is not None:
+        print(warning, file=sys.stderr)
+
+
 def _status(finished: Finished) -> int:
     return EXIT_OK if finished.ok else EXIT_INVALID
 
@@ -123,6 +134,7 @@ def run_build(args: argparse.Namespace) -> int:
     if Path(args.config_file).is_file():  # first, so a failing build still restores a site
         recover_interrupted_build(site_target(Path(args.config_file), site_dir))
     config, rules_dir = _paths(args)
+    _warn_placeholder(config)
     try:
         finished = build_site(config, rules_dir, site_dir=site_dir, strict=args.strict)
     except SiteError as error:
@@ -140,6 +152,7 @@ def run_serve(args: argparse.Namespace) -> int:
 def run_deploy(args: argparse.Namespace) -> int:
     config, loaded = _prepare(args)
     version = loaded.library.version
+    _warn_placeholder(config)  # once: mike's builds of the site say nothing of it
     try:
         finished = deploy_site(
             config, loaded.rules_dir, version, push=args.push, alias_type=args.alias_type

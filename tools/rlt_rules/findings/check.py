@@ -21,6 +21,7 @@ from ..files.reading import MAX_FILE_BYTES, ReadRefused, read_regular
 from ..library.load import Document, JsonPath, Position, parse_yaml, read_source
 from ..library.model import Diagnostic, Library, Severity, Status, id_span
 from ..library.schema_errors import SchemaProblem, schema_problems
+from .cites import trigger_anchor_diagnostics
 from .diff import Change, LineRange
 from .model import FindingsError, Review
 from .patch import Patch, PatchError, PatchOp, parse_patch
@@ -159,6 +160,7 @@ def _finding_checks(
     rule_id = finding.get("rule") if isinstance(finding.get("rule"), str) else None
     if "rule" in finding and accepted.part((*base, "rule")):
         yield from _rule_diagnostics(document, index, finding["rule"], library)
+        yield from trigger_anchor_diagnostics(document, index, finding, library, accepted.part)
     for name in TEXT_FIELDS:
         if accepted.part((*base, name)) and not finding[name].strip():
             yield _at(

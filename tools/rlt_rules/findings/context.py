@@ -146,17 +146,17 @@ def review_context(
         "## The change",
         *change_blocks(change),
         *place_blocks(places or Places(), places_budget, diff),
-        *answer_blocks(library, site_url, check=check),
+        *answer_blocks(library, site_url, check=check, anchored=True),
         diff.note() if change is not None else "",
     ]
     if max_chars is None:
-        fitted = fit_rules(library, site_url, None, level=4, by_category=True)
+        fitted = fit_rules(library, site_url, None, level=4, by_category=True, anchored=True)
         return _document(head, _FULL_NOTE, fitted.text, tail)
     # Everything but the rules and their note: each adds its length and one separator.
     fixed = len(_document(head, "x", "x", tail)) - 2
     note = ""
     for _ in range(len(Detail) + 8):
-        each = fit_each(library, site_url, max(max_chars - fixed - len(note), 0))
+        each = fit_each(library, site_url, max(max_chars - fixed - len(note), 0), anchored=True)
         wanted = _each_note(each, max_chars)
         if len(wanted) <= len(note):
             break

@@ -2,7 +2,8 @@
 
 Findings keep the order the review gives them (the schema's reading order). Each gives its
 file and lines, the rule id and title linked to the rule's page ("Outside the rules" for a
-finding no rule covers), the trigger, impact and correction, and the suggested patch as a
+finding no rule covers), the rule's trigger it cites (``trigger_anchor``) as a link to that
+trigger on the rule's page, the trigger, impact and correction, and the suggested patch as a
 ``diff`` block. Finding text is plain text in which
 backticks mark code: code spans are kept, and the rest is escaped only where Markdown would
 change it (:func:`rlt_rules.render.inert.md_prose`), so the raw comment reads as written while
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from ..library.model import Library
 from ..render.code import code_span, fenced
 from ..render.inert import md_prose
-from ..render.links import rule_url
+from ..render.links import cite_label, rule_url
 from ..render.text import rule_heading, visible
 from .model import Finding, Review
 
@@ -101,9 +102,10 @@ def _finding_blocks(
         heading_text = rule_heading(library.rule(finding.rule))
         title = md_prose(heading_text, at_line_start=False, link_text=True)
         title = f"[{title}]({link_for(finding.rule)})"
-    blocks = [
-        f"{heading} {where}: {title}",
-        f"**Severity:** {finding.severity}",
+    blocks = [f"{heading} {where}: {title}", f"**Severity:** {finding.severity}"]
+    if finding.rule is not None and finding.trigger_anchor is not None:
+        blocks.append(f"**Rule trigger:** {_cited_trigger(finding, library, link_for)}")
+    blocks += [
         f"**Trigger:** {plain_text(finding.trigger)}",
         f"**Impact:** {plain_text(finding.impact)}",
         f"**Correction:** {plain_text(finding.correction)}",
@@ -111,3 +113,18 @@ def _finding_blocks(
     if finding.suggested_patch is not None:
         blocks += ["**Suggested patch:**", fenced(finding.suggested_patch.rstrip("\n"), "diff")]
     return blocks
+
+
+def _cited_trigger(finding: Finding, library: Library, link_for: Callable[[str], str]) -> str:
+    """``[R03, trigger: first words…](<rule page>#<anchor>)``: the citation the rule page's
+    "Copy citation" gives, for the rule's trigger the finding names by its anchor."""
+    assert finding.rule is not None and finding.trigger_anchor is not None
+    rule = library.rule(finding.rule)
+    texts = dict(zip(rule.anchors().triggers, rule.triggers, strict=True))
+    text = texts.get(finding.trigger_anchor, finding.trigger_anchor)  # checked: always found
+    label = md_prose(
+        f"{rule.id}, {cite_label('trigger', text)}",
+        at_line_start=False,
+        link_text=True,
+    )
+    return f"[{label}]({link_for(rule.id)}#{finding.trigger_anchor})"

@@ -85,6 +85,8 @@ class Finding:
     severity: FindingSeverity = DEFAULT_SEVERITY
     suggested_patch: str | None = None
     kind: FindingKind = FindingKind.RULE
+    #: The anchor of the rule's trigger it matches (:meth:`rlt_rules.library.model.Rule.anchors`).
+    trigger_anchor: str | None = None
 
     @property
     def outside_rules(self) -> bool:
@@ -94,6 +96,8 @@ class Finding:
         cites: dict[str, Any] = (
             {"kind": str(self.kind)} if self.outside_rules else {"rule": self.rule}
         )
+        if self.trigger_anchor is not None:
+            cites["trigger_anchor"] = self.trigger_anchor
         data: dict[str, Any] = {
             **cites,
             "location": self.location.to_dict(),
@@ -117,6 +121,7 @@ class Finding:
             severity=FindingSeverity(data.get("severity", DEFAULT_SEVERITY)),
             suggested_patch=data.get("suggested_patch"),
             kind=FindingKind(data.get("kind", FindingKind.RULE)),
+            trigger_anchor=data.get("trigger_anchor"),
         )
 
 

@@ -3,7 +3,9 @@
 The run's ``tool.driver`` is the library's own descriptor from :mod:`rlt_rules.render.sarif`
 (every rule, with ``helpUri`` to its page when a site URL is given); each finding becomes a
 ``result`` pointing at its rule by ``ruleId`` and ``ruleIndex`` (a finding no rule covers at
-the descriptor ``outside-rules``, added when the review has one). A suggested patch becomes a
+the descriptor ``outside-rules``, added when the review has one), and at the rule's trigger it
+cites by ``properties.triggerAnchor`` (one of the descriptor's ``properties.anchors``) and
+``triggerUri`` (that trigger on the rule's page). A suggested patch becomes a
 SARIF ``fix`` (one replacement per run of changed lines) unless it ends without a newline,
 which a line-based replacement cannot express; the raw diff is kept in ``properties``.
 """
@@ -14,6 +16,7 @@ from typing import Any
 
 from ..files.jsonout import indented
 from ..library.model import Library
+from ..render.links import cite_url
 from ..render.sarif import (
     OUTSIDE_RULES_ID,
     artifact_location,
@@ -31,7 +34,9 @@ def sarif_log(review: Review, library: Library, site_url: str | None) -> dict[st
     if any(finding.outside_rules for finding in review.findings):
         tool["rules"] = [*tool["rules"], outside_rules_descriptor(library, site_url)]
     index_of = {descriptor["id"]: index for index, descriptor in enumerate(tool["rules"])}
-    results = [_result(finding, index_of[_rule_id(finding)]) for finding in review.findings]
+    results = [
+        _result(finding, index_of[_rule_id(finding)], site_url) for finding in review.findings
+    ]
     run: dict[str, Any] = {
         "tool": {"driver": tool},
         "columnKind": "unicodeCodePoints",
@@ -58,7 +63,7 @@ def _rule_id(finding: Finding) -> str:
     return OUTSIDE_RULES_ID if finding.rule is None else finding.rule
 
 
-def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+def _result(finding: Finding, rule_index: int, site_url: str | None) -> dict[str, Any]:
     location = finding.location
     region: dict[str, Any] = {"startLine": location.start_line, "endLine": location.end_line}
     if location.column is not None:
@@ -82,6 +87,11 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         "impact": finding.impact,
         "correction": finding.correction,
     }
+    if finding.rule is not None and finding.trigger_anchor is not None:
+        # The rule's trigger it cites: its descriptor's properties.anchors lists them all.
+        properties["triggerAnchor"] = finding.trigger_anchor
+        if site_url:
+            properties["triggerUri"] = cite_url(site_url, finding.rule, finding.trigger_anchor)
     if finding.suggested_patch is not None:
         properties["suggestedPatch"] = finding.suggested_patch
         patch = parse_patch(finding.suggested_patch)

@@ -3,8 +3,10 @@
 Layout: ``$schema`` (the bundle schema's ``$id``), ``generator`` (``rlt-rules`` and its
 version), ``library`` (``library.yaml``'s data), ``rules`` (each rule exactly in the record
 format of ``rule.schema.json``, examples included), ``example_outputs`` (the output each
-example's ``#>`` lines promise) and ``content_hash``: ``sha256:`` + the hex digest of the
-canonical JSON of ``rules`` (keys sorted, no spaces, UTF-8).
+example's ``#>`` lines promise), ``anchors`` (each rule's triggers, impact, correction and
+examples by the anchor its page gives them: :meth:`~rlt_rules.model.Rule.anchors`) and
+``content_hash``: ``sha256:`` + the hex digest of the canonical JSON of ``rules`` (keys
+sorted, no spaces, UTF-8).
 
 The format's writer lives here, below the exports: the bundle reader checks the hash and the
 outputs it computes, and a release is a bundle. ``rlt_rules.export`` lists it as ``json``.
@@ -56,6 +58,12 @@ def example_outputs(rules: Iterable[Rule]) -> list[dict[str, Any]]:
     ]
 
 
+def rule_anchors(rules: Iterable[Rule]) -> list[dict[str, Any]]:
+    """One entry per rule, in rule order: its id and the anchors of its citable items, each
+    list in the order of the record's ``triggers`` and ``examples``."""
+    return [{"rule": rule.id, **rule.anchors().to_dict()} for rule in rules]
+
+
 def bundle_data(library: Library) -> dict[str, Any]:
     """The bundle as plain JSON data."""
     rules = [rule.to_dict() for rule in library.rules]
@@ -65,6 +73,7 @@ def bundle_data(library: Library) -> dict[str, Any]:
         "library": library.metadata_dict(),
         "rules": rules,
         "example_outputs": example_outputs(library.rules),
+        "anchors": rule_anchors(library.rules),
         "content_hash": content_hash(rules),
     }
 
@@ -77,10 +86,12 @@ _ARRAY_DEPTH = 1
 class RuleFragments:
     """One rule's share of ``rules.json``, as bytes the bundle is joined from
     (:func:`assemble`): its record as the bundle indents it, its examples' outputs likewise
-    (empty for a rule without examples), and its record's canonical JSON (hashed)."""
+    (empty for a rule without examples), its anchors', and its record's canonical JSON
+    (hashed)."""
 
     record: bytes
     outputs: bytes
+    anchors: bytes
     canonical: bytes
 
 
@@ -91,7 +102,13 @@ def rule_fragments(rule: Rule) -> RuleFragments:
     outputs = element_separator(_ARRAY_DEPTH).join(
         indented_fragment(entry, depth) for entry in example_outputs((rule,))
     )
-    return RuleFragments(indented_fragment(record, depth), outputs, canonical(record))
+    (anchors,) = rule_anchors((rule,))
+    return RuleFragments(
+        indented_fragment(record, depth),
+        outputs,
+        indented_fragment(anchors, depth),
+        canonical(record),
+    )
 
 
 def assemble(library: Library, fragments: Sequence[RuleFragments]) -> bytes:
@@ -104,6 +121,7 @@ def assemble(library: Library, fragments: Sequence[RuleFragments]) -> bytes:
             ("library", library.metadata_dict()),
             ("rules", indented_array((f.record for f in fragments), _ARRAY_DEPTH)),
             ("example_outputs", indented_array((f.outputs for f in fragments), _ARRAY_DEPTH)),
+            ("anchors", indented_array((f.anchors for f in fragments), _ARRAY_DEPTH)),
             ("content_hash", "sha256:" + canonical_array_digest(f.canonical for f in fragments)),
         )
     )

@@ -17,7 +17,7 @@ from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
-from .bundle import content_hash, example_outputs
+from .bundle import content_hash, example_outputs, rule_anchors
 from .load import line_column
 from .model import Diagnostic, Library, LibraryError, Rule, SourceRef
 from .record_checks import Record, Records, record_diagnostics
@@ -237,9 +237,40 @@ def _integrity_diagnostics(shown: str, data: dict[str, Any], index: _Index) -> l
             "export, or the hash was; export the bundle again",
         )
     found.extend(record_diagnostics(_records(shown, data, index)))
-    if not found and data["example_outputs"] != example_outputs(Rule.from_dict(r) for r in rules):
+    if found:
+        return found
+    typed = [Rule.from_dict(record) for record in rules]
+    if data["example_outputs"] != example_outputs(typed):
         at(
             ("example_outputs",),
             "does not match the '#>' lines of the examples' code: export the bundle again",
         )
+    if "anchors" in data:  # bundles written before anchors have none
+        wrong = _first_difference(data["anchors"], rule_anchors(typed), ("anchors",))
+        if wrong is not None:
+            path, expected = wrong
+            at(
+                path,
+                f"does not match the anchor the rules give (expected {expected}): an anchor is "
+                "made from its item's text; export the bundle again",
+            )
     return found
+
+
+def _first_difference(given: Any, expected: Any, path: JsonPath) -> tuple[JsonPath, str] | None:
+    """Where ``given`` first differs from ``expected`` (JSON data), and what was expected."""
+    if isinstance(given, dict) and isinstance(expected, dict) and given.keys() == expected.keys():
+        pairs: list[tuple[str | int, Any, Any]] = [(k, given[k], expected[k]) for k in expected]
+    elif isinstance(given, list) and isinstance(expected, list) and len(given) == len(expected):
+        pairs = [(i, g, e) for i, (g, e) in enumerate(zip(given, expected, strict=True))]
+    elif given == expected:
+        return None
+    elif isinstance(expected, list):
+        return path, f"{len(expected)} entries"
+    else:
+        return path, json.dumps(expected, ensure_ascii=False)[:200]
+    for key, child, wanted in pairs:
+        found = _first_difference(child, wanted, (*path, key))
+        if found is not None:
+            return found
+    return None

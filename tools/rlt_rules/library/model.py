@@ -10,7 +10,9 @@ use them, so a round trip is lossless. Source positions are not part of that dat
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -115,6 +117,40 @@ def expected_output(code: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+#: An anchor keeps this many words of its item's text, then this many hex digits of its hash.
+ANCHOR_WORDS = 4
+ANCHOR_HASH_CHARS = 6
+_ANCHOR_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def cite_anchor(kind: str, text: str) -> str:
+    """The anchor of a rule's item of ``kind`` (trigger, impact, correction, example) whose
+    source text is ``text``: ``trigger-set-calls-on-a-3f2a1c``, its kind, its first words and
+    the start of the text's SHA-256. Made from the item's own text, so that editing, adding or
+    reordering the rule's other items never moves it."""
+    words = [word.lower() for word in _ANCHOR_WORD.findall(text)[:ANCHOR_WORDS]]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:ANCHOR_HASH_CHARS]
+    return "-".join([kind, *words, digest])
+
+
+@dataclass(frozen=True, slots=True)
+class RuleAnchors:
+    """A rule's citable items by anchor, in the rule's order (:meth:`Rule.anchors`)."""
+
+    triggers: tuple[str, ...]
+    impact: str
+    correction: str
+    examples: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "triggers": list(self.triggers),
+            "impact": self.impact,
+            "correction": self.correction,
+            "examples": list(self.examples),
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Example:
     """A runnable Python program that shows a rule broken (``bad``) or kept (``good``).
@@ -129,6 +165,11 @@ class Example:
     explanation: str
     code: str
     code_source: SourceRef | None = field(default=None, compare=False)
+
+    def anchor(self) -> str:
+        """Its anchor (:func:`cite_anchor`): from its kind, name and code (names are unique per
+        kind within a rule)."""
+        return cite_anchor("example", f"{self.kind} {self.name}\n{self.code}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -224,6 +265,23 @@ class Rule:
 
     def examples_of(self, kind: ExampleKind) -> tuple[Example, ...]:
         return tuple(example for example in self.examples if example.kind is kind)
+
+    def anchors(self) -> RuleAnchors:
+        """The anchors of its triggers, impact, correction and examples: its page's ids, and
+        what ``show``, the bundle, SARIF and findings cite. A trigger repeating another's text
+        gets ``-2``, ``-3``…"""
+        seen: Counter[str] = Counter()
+
+        def unique(anchor: str) -> str:
+            seen[anchor] += 1
+            return anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor]}"
+
+        return RuleAnchors(
+            triggers=tuple(unique(cite_anchor("trigger", text)) for text in self.triggers),
+            impact=cite_anchor("impact", self.impact),
+            correction=cite_anchor("correction", self.correction),
+            examples=tuple(unique(example.anchor()) for example in self.examples),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -22,7 +22,7 @@ SCHEMA_NAME = "findings.schema.json"
 _EXAMPLE = """\
 library_version: {version}
 findings:
-  - rule: {rule}
+  - rule: {rule}{cited}
     severity: error
     location:
       path: src/engine/scheduler.py
@@ -48,11 +48,17 @@ findings:
 """
 
 
-def example(library: Library) -> str:
-    """A one-finding answer in the format, citing a rule of ``library`` (R03 if it has one)."""
-    ids = [rule.id for rule in applicable_rules(library)] or ["R01"]
+def example(library: Library, *, anchored: bool = False) -> str:
+    """A one-finding answer in the format, citing a rule of ``library`` (R03 if it has one)
+    and (``anchored``) its first trigger by its anchor."""
+    rules = applicable_rules(library)
+    ids = [rule.id for rule in rules] or ["R01"]
     rule = "R03" if "R03" in ids else ids[0]
-    return _EXAMPLE.format(version=library.version, rule=rule)
+    cited = ""
+    if anchored and rules:
+        triggers = library.rule(rule).anchors().triggers
+        cited = f"\n    trigger_anchor: {triggers[0]}" if triggers else ""
+    return _EXAMPLE.format(version=library.version, rule=rule, cited=cited)
 
 
 def _flag(name: str, node: dict[str, Any]) -> str:
@@ -104,11 +110,24 @@ def _resolved(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, An
     return node
 
 
+#: What a reviewer is told of ``trigger_anchor`` when the rules it read show the anchors
+#: (all of them, or those a budget left room for).
+ANCHOR_NOTE = (
+    "Cite the trigger the code matches by the anchor after it (`trigger-…`), as `trigger_anchor`."
+)
+
+
 def answer_blocks(
-    library: Library, site_url: str | None, *, check: str | None = None, level: int = 2
+    library: Library,
+    site_url: str | None,
+    *,
+    check: str | None = None,
+    level: int = 2,
+    anchored: bool = False,
 ) -> list[str]:
     """The section telling a reviewer how to answer: what to write, every field, an example
-    and (``check``) the command that checks the answer."""
+    and (``check``) the command that checks the answer; ``anchored``: the rules listed above
+    show each trigger's anchor, which a finding may cite (:data:`ANCHOR_NOTE`)."""
     blocks = [
         f"{'#' * level} How to answer",
         "Answer with one YAML document in the findings format of "
@@ -118,10 +137,11 @@ def answer_blocks(
         "is a finding even when no rule names it; do not drop it or force it under a rule "
         "that does not fit. A change with nothing to report is `findings: []`. Report what "
         "the code does, at the lines where it does it; do not modify code to answer.",
+        *([ANCHOR_NOTE] if anchored else []),
         "Fields:",
         "\n".join(field_lines()),
         "Example:",
-        fenced(example(library).rstrip("\n"), "yaml"),
+        fenced(example(library, anchored=anchored).rstrip("\n"), "yaml"),
     ]
     if check is not None:
         blocks.append(f"The answer is checked with `{check}`: fix every problem it reports.")

@@ -79,11 +79,18 @@ def deprecation(rule: Rule) -> str | None:
 
 
 def rule_text(
-    rule: Rule, detail: Detail, site_url: str | None, level: int = 3, shown: Rule | None = None
+    rule: Rule,
+    detail: Detail,
+    site_url: str | None,
+    level: int = 3,
+    shown: Rule | None = None,
+    *,
+    anchored: bool = False,
 ) -> str:
     """One rule at ``detail``: a heading of ``level`` (0: a plain line) linking its page, then
     its guidance (one list item for :attr:`Detail.INDEX`). ``shown`` is the rule made inert,
-    when the caller has it already."""
+    when the caller has it already; ``anchored``: each trigger ends with its anchor
+    (:meth:`~rlt_rules.library.model.Rule.anchors`), for a finding's ``trigger_anchor``."""
     note = deprecation(rule)
     if detail is Detail.INDEX:
         return f"- {rule_link(rule, site_url)}" + (f" ({note.rstrip('.')})" if note else "")
@@ -94,7 +101,11 @@ def rule_text(
     if detail in (Detail.FULL, Detail.STATEMENT):
         blocks.append(shown.statement)
     if detail is not Detail.STATEMENT:
-        blocks += ["Triggers:", bullet_list(shown.triggers)]
+        triggers = shown.triggers
+        if anchored:
+            anchors = rule.anchors().triggers
+            triggers = tuple(f"{t} (`{a}`)" for t, a in zip(triggers, anchors, strict=True))
+        blocks += ["Triggers:", bullet_list(triggers)]
         if detail is Detail.FULL:
             blocks.append(f"Impact: {shown.impact}")
         blocks.append(f"Correction: {shown.correction}")
@@ -109,10 +120,12 @@ def rule_pieces(
     *,
     by_category: bool,
     inert: InertRules | None = None,
+    anchored: bool = False,
 ) -> Iterator[str]:
     """The listing in pieces whose concatenation is the listing: each applicable rule after
     its separator (a line break between index lines, a blank line otherwise) and
-    (``by_category``) a heading of ``level - 1`` before each category's first rule."""
+    (``by_category``) a heading of ``level - 1`` before each category's first rule;
+    ``anchored``: as :func:`rule_text`'s."""
     rules = applicable_rules(library)
     if by_category:
         order = {category.id: index for index, category in enumerate(library.categories)}
@@ -128,9 +141,14 @@ def rule_pieces(
             yield ("\n\n" if separator else "") + heading
             separator = "\n\n"
         yield separator + inert.part(
-            ("rule_text", rule, detail.value, site_url, level),  # str: hashed once
+            ("rule_text", rule, detail.value, site_url, level, anchored),  # str: hashed once
             lambda rule=rule: rule_text(
-                rule, detail, site_url, level, None if detail is Detail.INDEX else inert.rule(rule)
+                rule,
+                detail,
+                site_url,
+                level,
+                None if detail is Detail.INDEX else inert.rule(rule),
+                anchored=anchored,
             ),
         )
         separator = between
@@ -144,11 +162,14 @@ def rules_text(
     *,
     by_category: bool = False,
     inert: InertRules | None = None,
+    anchored: bool = False,
 ) -> str:
     """Every applicable rule at ``detail``, in id order or (``by_category``) under a heading
     of ``level - 1`` per category, in the library's order of categories. ``inert``: the rules
-    made inert so far, kept by the caller."""
-    pieces = rule_pieces(library, detail, site_url, level, by_category=by_category, inert=inert)
+    made inert so far, kept by the caller; ``anchored``: as :func:`rule_text`'s."""
+    pieces = rule_pieces(
+        library, detail, site_url, level, by_category=by_category, inert=inert, anchored=anchored
+    )
     return "".join(pieces)
 
 
@@ -172,20 +193,35 @@ def fit_rules(
     by_category: bool = False,
     measure: Measure = characters,
     inert: InertRules | None = None,
+    anchored: bool = False,
 ) -> Fitted:
     """The first of ``details`` whose listing of every applicable rule measures at most
     ``budget`` (characters, or what the additive ``measure`` counts; the first detail when
     there is no budget). When none fits, the last detail's entries in id order, as many as fit
     with a line saying how many are left out and where every rule is listed; a ``budget`` too
     small for that line gives an empty listing. ``inert``: the rules made inert so far, kept
-    by the caller."""
+    by the caller; ``anchored``: as :func:`rule_text`'s."""
     count = len(applicable_rules(library))
     inert = inert or InertRules()  # each rule made inert once, whichever details are tried
     for detail in details:
-        pieces = rule_pieces(library, detail, site_url, level, by_category=by_category, inert=inert)
+        pieces = rule_pieces(
+            library,
+            detail,
+            site_url,
+            level,
+            by_category=by_category,
+            inert=inert,
+            anchored=anchored,
+        )
         if budget is None or _within(pieces, measure, budget):
             text = rules_text(
-                library, detail, site_url, level, by_category=by_category, inert=inert
+                library,
+                detail,
+                site_url,
+                level,
+                by_category=by_category,
+                inert=inert,
+                anchored=anchored,
             )
             return Fitted(text, detail, count, 0)
     assert budget is not None

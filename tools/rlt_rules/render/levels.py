@@ -5,7 +5,8 @@ many drops the whole listing a level and leaves the budget half empty. Here ever
 as one line (:attr:`Detail.INDEX`) and is raised, in id order, while the budget holds: first
 every rule to its triggers and correction (what a reviewer uses most), then the rules still
 on one line to their statement, then those with a statement to their triggers where the
-difference fits, then the rules with triggers to the full text. The listing
+difference fits, then (for ``review-context``) the anchors of the triggers listed, then the
+rules with triggers to the full text. The listing
 says which rules got which detail (:func:`level_summary`).
 
 When even one line per rule does not fit, :func:`fit_each` falls back to
@@ -40,29 +41,38 @@ _SEPARATOR = "\n\n"
 
 @dataclass(frozen=True, slots=True)
 class FittedEach:
-    """A listing of the rules: its text, each listed rule's detail in listing order, and how
-    many rules were left out (only when one line each does not fit)."""
+    """A listing of the rules: its text, each listed rule's detail in listing order, how
+    many rules were left out (only when one line each does not fit), and the rules whose
+    triggers end with their anchors."""
 
     text: str
     levels: tuple[tuple[str, Detail], ...]
     left_out: int
+    anchored: frozenset[str] = frozenset()
 
     @property
     def listed(self) -> int:
         return len(self.levels)
 
 
-def fit_each(library: Library, site_url: str | None, budget: int, level: int = 4) -> FittedEach:
+def fit_each(
+    library: Library, site_url: str | None, budget: int, level: int = 4, *, anchored: bool = False
+) -> FittedEach:
     """Every applicable rule, by category, each in the most detail the ``budget`` (in
-    characters) allows after the rules before it; see the module's order of passes."""
+    characters) allows after the rules before it; see the module's order of passes.
+    ``anchored``: once every rule that fits has its triggers, and before any is raised to
+    the full text, each rule's triggers end with their anchors (:func:`~.digest.rule_text`),
+    rule by rule, where the budget allows."""
     rules = _by_category(library)
     shown = {rule.id: inert_rule(rule) for rule in rules}
-    texts: dict[tuple[str, Detail], str] = {}
+    texts: dict[tuple[str, Detail, bool], str] = {}
 
-    def text(rule: Rule, detail: Detail) -> str:
-        key = (rule.id, detail)
+    def text(rule: Rule, detail: Detail, with_anchors: bool = False) -> str:
+        key = (rule.id, detail, with_anchors)
         if key not in texts:
-            texts[key] = rule_text(rule, detail, site_url, level, shown[rule.id])
+            texts[key] = rule_text(
+                rule, detail, site_url, level, shown[rule.id], anchored=with_anchors
+            )
         return texts[key]
 
     levels = {rule.id: Detail.INDEX for rule in rules}
@@ -75,11 +85,20 @@ def fit_each(library: Library, site_url: str | None, budget: int, level: int = 4
         return FittedEach(
             fallback.text, tuple((i, Detail.INDEX) for i in listed), fallback.left_out
         )
+    with_anchors: set[str] = set()
     for before, after in PASSES:
+        if anchored and after is Detail.FULL:  # the listed triggers' anchors before the rest
+            for rule in rules:
+                if levels[rule.id] is Detail.GUIDANCE:
+                    cost = len(text(rule, Detail.GUIDANCE, True)) - len(text(rule, Detail.GUIDANCE))
+                    if used + cost <= budget:
+                        with_anchors.add(rule.id)
+                        used += cost
         for rule in rules:
             if levels[rule.id] is not before:
                 continue
-            cost = len(text(rule, after)) - len(text(rule, before))
+            cited = rule.id in with_anchors
+            cost = len(text(rule, after, cited)) - len(text(rule, before, cited))
             if used + cost <= budget:
                 levels[rule.id] = after
                 used += cost
@@ -87,10 +106,11 @@ def fit_each(library: Library, site_url: str | None, budget: int, level: int = 4
     for rule in rules:
         if rule.id in headings:
             pieces.append(headings[rule.id])
-        pieces.append(text(rule, levels[rule.id]))
+        pieces.append(text(rule, levels[rule.id], rule.id in with_anchors))
     listing = _SEPARATOR.join(pieces)
     assert len(listing) == used, (len(listing), used)
-    return FittedEach(listing, tuple((rule.id, levels[rule.id]) for rule in rules), 0)
+    listed = tuple((rule.id, levels[rule.id]) for rule in rules)
+    return FittedEach(listing, listed, 0, frozenset(with_anchors))
 
 
 def level_summary(fitted: FittedEach) -> str:

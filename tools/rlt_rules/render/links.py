@@ -3,6 +3,12 @@ section on suppression comments) and between the site's Markdown sources."""
 
 from __future__ import annotations
 
+import re
+
+#: Words of an item's text a citation's label keeps.
+LABEL_WORDS = 6
+_LABEL_NOISE = re.compile(r"[`*\[\]<>]")
+
 
 def site_base(site_url: str | None) -> str:
     """The site URL with one trailing slash, or ``""`` for links relative to the site root."""
@@ -20,6 +26,20 @@ def rule_uri(rule_id: str) -> str:
 def rule_url(site_url: str | None, rule_id: str) -> str:
     """The rule's page: ``<site_url>rules/R03/`` (relative ``rules/R03/`` without a site URL)."""
     return f"{site_base(site_url)}rules/{rule_id}/"
+
+
+def cite_url(site_url: str | None, rule_id: str, anchor: str) -> str:
+    """A trigger, the impact, the correction or an example of a rule, by its anchor
+    (:meth:`rlt_rules.library.model.Rule.anchors`): ``<site_url>rules/R03/#trigger-…``."""
+    return f"{rule_url(site_url, rule_id)}#{anchor}"
+
+
+def cite_label(kind: str, text: str) -> str:
+    """How a citation names an item: its kind and its first words, as plain text
+    (``trigger: Two functions compute the same value…``)."""
+    words = _LABEL_NOISE.sub("", " ".join(text.split())).split(" ")
+    first = " ".join(words[:LABEL_WORDS])
+    return f"{kind}: {first}{'…' if len(words) > LABEL_WORDS else ''}"
 
 
 #: The site page with a section on each of ``scan``'s reports about suppression comments,

@@ -100,6 +100,8 @@ def rule_descriptor(
         properties["related"] = list(rule.related)
     if rule.replaced_by is not None:
         properties["replacedBy"] = rule.replaced_by
+    # What a result cites beyond the rule: ``helpUri`` + ``#`` + the anchor of a trigger.
+    properties["anchors"] = rule.anchors().to_dict()
     descriptor["properties"] = properties
     return descriptor
 

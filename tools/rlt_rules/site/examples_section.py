@@ -18,7 +18,7 @@ from ..library.model import Example, ExampleKind, Rule
 from ..library.pairs import ExamplePair, MarkerCache, pairs_of
 from ..render.code import fenced
 from ..render.text import OUTPUT_LINE, expected_output
-from .cite import cite_anchor, cite_marker
+from .cite import cite_marker
 from .markup import markdown as inert
 from .markup import md_text
 from .titles import md_title, name_as_written, pair_heading
@@ -225,11 +225,9 @@ def _example_body(
     kind = html.escape(str(example.kind))
     classes = f"rlt-example rlt-example--{kind}" + (" rlt-example--paired" if paired else "")
     marked = shown_marked_lines(example.code, rule_id, markers)
-    # Its anchor: from its kind, name and code (names are unique per kind within a rule).
-    text = f"{kind} {example.name}\n{example.code}"
-    anchor = cite_anchor("example", text)
+    anchor = example.anchor()  # from its kind, name and code: Rule.anchors() lists it
     label = f"{kind} {example.title}"
-    cite = cite_marker(rule_id, "example", text, anchor, target=False, label=label)
+    cite = cite_marker(rule_id, "example", label, anchor, target=False)
     return "\n\n".join(
         [
             f'<div class="{classes}" id="{anchor}" '

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..facts.addresses import placeholder_host
 from ..files.atomic import current_umask, process_running
 from ..files.errors import InputError
 from ..library.model import LibraryError
@@ -175,6 +176,27 @@ def _not_an_invalid_library(record: logging.LogRecord) -> bool:
     """Drop the error MkDocs logs while it handles the plugin's invalid-library error: the
     command line prints those problems itself, once (:func:`_invalid_library`)."""
     return record.levelno < logging.ERROR or _invalid_library(sys.exc_info()[1]) is None
+
+
+def placeholder_warning(config_file: Path) -> str | None:
+    """The warning for a site built or deployed while ``site_url`` in ``config_file`` is still
+    a placeholder (a reserved host that never resolves:
+    :func:`~rlt_rules.facts.addresses.placeholder_host`), at the setting's line; None when the
+    address is real or unset."""
+    site_url = _settings(config_file).get("site_url")
+    host = placeholder_host(site_url) if isinstance(site_url, str) else None
+    if host is None:
+        return None
+    text = config_file.read_text(encoding="utf-8")
+    found = re.search(r"^site_url\s*:", text, re.MULTILINE)
+    line = text.count("\n", 0, found.start()) + 1 if found else 1
+    return (
+        f"{config_file}:{line}: warning: site_url is the placeholder {site_url} ({host} never "
+        "resolves): every published link to the site (the rule pages' Copy link and Copy "
+        "citation, SARIF's helpUri, the exports' rule links) points nowhere. Set the team's "
+        f"address as site_url in {config_file} (site_url: https://rules.example.com/, or "
+        "site_url: !ENV [RLT_SITE_URL, https://…/]) and build again"
+    )
 
 
 def site_target(config_file: Path, site_dir: Path | None) -> Path:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..library.model import Category, Library, Rule, Status
 from ..releases import NEXT, RuleHistory
 from .cache import PageCache
-from .cite import Anchors, cite_marker
+from .cite import cite_marker
 from .examples_section import examples_section
 from .hints import hints_markdown
 from .markup import (
@@ -133,10 +133,10 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         f'**Status:** <span class="rlt-status rlt-status--{rule.status}">{rule.status}</span>',
         *_history_facts(page.history, rule, here),
     ]
-    anchors = Anchors()
+    anchors = rule.anchors()
 
-    def cited(kind: str, text: str) -> str:
-        return cite_marker(rule.id, kind, text, anchors.anchor(kind, text), target=True)
+    def cited(kind: str, text: str, anchor: str) -> str:
+        return cite_marker(rule.id, kind, text, anchor, target=True)
 
     out += [
         markdown(rule.statement),
@@ -151,19 +151,19 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         "A reviewer can spot these in a diff:",
         "",
         *(
-            _list_item(cited("trigger", trigger) + " " + markdown(trigger, at_line_start=False))
-            for trigger in rule.triggers
+            _list_item(cited("trigger", text, anchor) + " " + markdown(text, at_line_start=False))
+            for text, anchor in zip(rule.triggers, anchors.triggers, strict=True)
         ),
         "",
         "## Impact",
         "",
-        cited("impact", rule.impact),
+        cited("impact", rule.impact, anchors.impact),
         "",
         markdown(rule.impact),
         "",
         "## Correction",
         "",
-        cited("correction", rule.correction),
+        cited("correction", rule.correction, anchors.correction),
         "",
         markdown(rule.correction),
         "",
