@@ -27,9 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from measure import ROOT
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from run import EDITS, ROOT
+from serve_bench import EDITS
 from synth import write_library
 
 from rlt_rules.site import RULES_DIR_ENV

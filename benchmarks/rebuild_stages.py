@@ -22,7 +22,7 @@ from collections.abc import Callable
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from profile_rebuild import ServedLibrary
-from run import EDITS
+from serve_bench import EDITS
 
 from rlt_rules.files import atomic
 from rlt_rules.site import plugin, search

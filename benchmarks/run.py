@@ -3,7 +3,9 @@
 Run with ``./dev bench`` (or ``.venv/bin/python benchmarks/run.py``). Each figure is the median
 of several runs, printed with its ratio against the peer measured in the same run and, where
 the issue sets one, the target and PASS/FAIL. ``--sizes``, ``--runs`` and ``--only`` shorten a
-run while you work. See benchmarks/README.md for what each benchmark measures.
+run while you work. See benchmarks/README.md for what each benchmark measures. This file holds
+the library-size benchmarks (validate, site, exports); ``measure.py`` what they all share,
+``scan_bench.py`` and ``serve_bench.py`` the scan and serve benchmarks.
 """
 
 from __future__ import annotations
@@ -11,24 +13,27 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
+from measure import (
+    BIN,
+    ROOT,
+    SITE_MAX_SIZE,
+    Command,
+    Measurement,
+    Result,
+    environment,
+    interleaved_medians,
+    timed_run,
+)
 from scan_bench import bench_scan, bench_sglang
+from serve_bench import bench_serve_rebuild
 from synth import write_library
 
 from rlt_rules import load_library
@@ -38,101 +43,10 @@ from rlt_rules.site.assembly import write_markdown_site
 from rlt_rules.site.nav import add_categories_to_nav
 from rlt_rules.site.pages import SiteInput
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-#: Sizes above which a benchmark only prints why it was skipped (minutes per full site build).
-SITE_MAX_SIZE = 1000
-#: How long to wait for ``site serve``'s first build and for a rebuild to show an edit.
-SERVE_FIRST_BUILD_TIMEOUT = 900.0
-SERVE_REBUILD_TIMEOUT = 300.0
 #: The issue's targets: validate of 1,000 rules against check-jsonschema (times faster), all
-#: exports of 5,000 rules (seconds), a preview rebuild at 1,000 rules after each edit (seconds).
+#: exports of 5,000 rules (seconds); the serve rebuild's are in serve_bench.py.
 VALIDATE_TARGET = 5.0
 EXPORTS_TARGET = 1.0
-REBUILD_TARGETS = {"statement": 1.0, "title": 1.5}
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """One benchmark line: our median, the peer's median (if any), and the issue's target.
-
-    ``ratio`` is the peer's time over ours ("x faster") or, for an overhead, ours over the
-    peer's ("x of"). ``verdict`` is None where no target applies at this size.
-    """
-
-    name: str
-    size: int
-    ours: float
-    unit: str = "s"
-    peer: float | None = None
-    peer_name: str = ""
-    overhead: bool = False
-    target: str = ""
-    verdict: bool | None = None
-    note: str = ""
-
-    def line(self) -> str:
-        figure = f"{self.ours:9.3f} {self.unit:<6}"
-        compared = ""
-        if self.peer is not None:
-            if self.overhead:
-                ratio = f"= {self.ours / self.peer:5.2f}x of it"
-            else:
-                ratio = f"= {self.peer / self.ours:5.2f}x faster"
-            compared = f"{self.peer_name} {self.peer:8.3f} {self.unit} {ratio}"
-        verdict = "" if self.verdict is None else ("PASS" if self.verdict else "FAIL")
-        parts = [f"{self.name:<28} {self.size:>5}  {figure}", compared, self.target, verdict]
-        if self.note:
-            parts.append(f"({self.note})")
-        return "  ".join(part for part in parts if part)
-
-
-Result = Measurement | str
-
-
-def _run(command: Sequence[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -> float:
-    """Wall time of one fresh process running ``command``; fails on a non-zero exit."""
-    started = time.perf_counter()
-    completed = subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, check=False
-    )
-    elapsed = time.perf_counter() - started
-    if completed.returncode != 0:
-        raise SystemExit(
-            f"benchmark command failed ({completed.returncode}): {' '.join(command)}\n"
-            f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}"
-        )
-    return elapsed
-
-
-@dataclass(frozen=True)
-class Command:
-    argv: Sequence[str]
-    env: dict[str, str] | None = None
-
-
-def interleaved_medians(commands: dict[str, Command], runs: int) -> dict[str, float]:
-    """Median wall time of each command over ``runs`` fresh processes, run in rounds.
-
-    Each round runs every command once, starting one further along each time, so a machine
-    that gets slower or faster during the benchmark (other load, CPU clocks) moves ours and
-    the peer's figures alike instead of whichever ran last.
-    """
-    names = list(commands)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for round_number in range(runs):
-        shift = round_number % len(names)
-        for name in names[shift:] + names[:shift]:
-            command = commands[name]
-            times[name].append(_run(command.argv, ROOT, command.env))
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("RLT_RULES_DIR", None)
-    env["NO_MKDOCS_2_WARNING"] = "1"
-    return env
 
 
 # --- validate -----------------------------------------------------------------------------
@@ -146,9 +60,9 @@ def bench_validate(rules: Path, size: int, runs: int) -> list[Result]:
     folder), is reported on its own line; the interleaved runs then find them remembered, as a
     rule author's next ``validate`` does."""
     with tempfile.TemporaryDirectory(prefix="rlt-bench-cache-") as cache:
-        env = {**_environment(), "RLT_RULES_CACHE_DIR": cache}
+        env = {**environment(), "RLT_RULES_CACHE_DIR": cache}
         ours = Command([str(BIN / "rlt-rules"), "validate", str(rules)], env)
-        cold = _run(ours.argv, ROOT, env)
+        cold = timed_run(ours.argv, ROOT, env)
         medians = interleaved_medians(
             {
                 "ours": ours,
@@ -231,7 +145,7 @@ def bench_site(rules: Path, size: int, runs: int) -> list[Result]:
     with tempfile.TemporaryDirectory(prefix="rlt-bench-site-") as tmp:
         work = Path(tmp)
         config = write_static_project(rules, work / "static")
-        env = _environment()
+        env = environment()
         plugin_env = dict(env, RLT_RULES_DIR=str(rules))
         cli_site, plugin_site = work / "cli", work / "plugin"
         peer_site = work / "static" / "site"
@@ -328,159 +242,6 @@ def bench_exports(rules: Path, size: int, runs: int) -> list[Result]:
             f"library objects {data_bytes / size / 1024:.1f} KB/rule",
         ),
     ]
-
-
-# --- serve rebuild -----------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _fetch(url: str) -> str | None:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.read().decode("utf-8", errors="replace")
-    except (urllib.error.URLError, ConnectionError, TimeoutError):
-        return None
-
-
-#: What ``mkdocs serve`` logs when a rebuild has finished and browsers are told to reload.
-#: (Not "Documentation built in": MkDocs drops a log line equal to the one before it, so two
-#: rebuilds that take the same time log it once.)
-_BUILD_DONE = "Reloading browsers"
-
-
-def _wait_for(url: str, text: str, timeout: float, server: subprocess.Popen, log: Path) -> float:
-    """Seconds until the page at ``url`` contains ``text``; fails if the server exits."""
-    started = time.perf_counter()
-    while time.perf_counter() - started < timeout:
-        body = _fetch(url)
-        if body is not None and text in body:
-            return time.perf_counter() - started
-        _check_running(server, log)
-        time.sleep(0.05)
-    raise SystemExit(f"{url} did not show {text!r} within {timeout:.0f} s:\n{_tail(log)}")
-
-
-def _wait_for_build(
-    builds_before: int, timeout: float, server: subprocess.Popen, log: Path
-) -> None:
-    """Return once the server's log says one more build has finished than ``builds_before``."""
-    started = time.perf_counter()
-    while time.perf_counter() - started < timeout:
-        if _builds_done(log) > builds_before:
-            return
-        _check_running(server, log)
-        time.sleep(0.05)
-    raise SystemExit(f"site serve did not finish a rebuild within {timeout:.0f} s:\n{_tail(log)}")
-
-
-def _builds_done(log: Path) -> int:
-    return log.read_text(encoding="utf-8", errors="replace").count(_BUILD_DONE)
-
-
-def _check_running(server: subprocess.Popen, log: Path) -> None:
-    if server.poll() is not None:
-        raise SystemExit(f"site serve exited ({server.returncode}):\n{_tail(log)}")
-
-
-def _tail(log: Path) -> str:
-    return log.read_text(encoding="utf-8", errors="replace")[-3000:]
-
-
-def _edit_statement(rule_file: Path, token: str) -> None:
-    """Start the rule's statement with ``token``: its page and its category page change."""
-    text = rule_file.read_text(encoding="utf-8")
-    text = re.sub(r"(?m)^(statement: \|-\n  )(?:Edit \d+\. )?", rf"\g<1>{token} ", text, count=1)
-    rule_file.write_text(text, encoding="utf-8")
-
-
-def _edit_title(rule_file: Path, token: str) -> None:
-    """Start the rule's title with ``token``: its page, the index, the tags page, its
-    category page, its neighbours' and the pages of the rules that name it as related change."""
-    text = rule_file.read_text(encoding="utf-8")
-    text = re.sub(r"(?m)^title: (?:Edit \d+\. )?", f"title: {token} ", text, count=1)
-    rule_file.write_text(text, encoding="utf-8")
-
-
-#: The edits timed while serving: the one a reviewer makes most, and the one that changes most.
-EDITS: dict[str, Callable[[Path, str], None]] = {
-    "statement": _edit_statement,
-    "title": _edit_title,
-}
-
-
-def bench_serve_rebuild(rules: Path, size: int, runs: int) -> list[Result]:
-    """Edit one rule while ``rlt-rules site serve`` runs; time until the served page shows the
-    edit and the rebuild has finished (every changed page and the exports written)."""
-    if size > SITE_MAX_SIZE:
-        return [f"{'serve rebuild':<28} {size:>5}  skipped: sizes up to {SITE_MAX_SIZE} only"]
-    with tempfile.TemporaryDirectory(prefix="rlt-bench-serve-") as tmp:
-        work = Path(tmp) / "rules"
-        shutil.copytree(rules, work)
-        rule_id = f"R{max(1, size // 2):02d}"
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}/rules/{rule_id}/"
-        log = Path(tmp) / "serve.log"
-        with log.open("w") as output:
-            started = time.perf_counter()
-            server = subprocess.Popen(
-                [
-                    str(BIN / "rlt-rules"),
-                    "site",
-                    "serve",
-                    "--rules",
-                    str(work),
-                    "--dev-addr",
-                    f"127.0.0.1:{port}",
-                ],
-                cwd=ROOT,
-                env=_environment(),
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        rebuilds: dict[str, list[float]] = {kind: [] for kind in EDITS}
-        try:
-            _wait_for(url, rule_id, SERVE_FIRST_BUILD_TIMEOUT, server, log)
-            first = time.perf_counter() - started
-            for kind, edit in EDITS.items():
-                for number in range(1, runs + 1):
-                    token = f"Edit {number}."
-                    builds = _builds_done(log)
-                    edited = time.perf_counter()
-                    edit(work / f"{rule_id}.yaml", token)
-                    # The log first: fetching pages while the server rebuilds would take
-                    # its time from the build (one process, one interpreter lock).
-                    _wait_for_build(builds, SERVE_REBUILD_TIMEOUT, server, log)
-                    _wait_for(url, token, SERVE_REBUILD_TIMEOUT, server, log)
-                    rebuilds[kind].append(time.perf_counter() - edited)
-                    time.sleep(1.0)  # let the server settle before the next edit
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
-    results: list[Result] = [Measurement("serve: first build", size, first)]
-    for kind, times in rebuilds.items():
-        rebuild = statistics.median(times)
-        target = REBUILD_TARGETS[kind]
-        results.append(
-            Measurement(
-                f"serve: rebuild, {kind} edit",
-                size,
-                rebuild,
-                target=f"target <= {target:g} s" if size == 1000 else "",
-                verdict=rebuild <= target if size == 1000 else None,
-                note=f"edit to page shown and build done, {len(times)} edits",
-            )
-        )
-    return results
 
 
 BENCHMARKS: dict[str, Callable[[Path, int, int], list[Result]]] = {

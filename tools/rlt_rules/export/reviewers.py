@@ -28,17 +28,16 @@ Each tool has its own file, front matter and limits (as documented in late 2026)
 
 Every file opens with a line saying it is generated, by which rlt-rules, from which library
 version; every rule links its page. Where a file has a limit, the rules are listed in the most
-detail that fits it (:func:`rlt_rules.render.digest.fit_rules`), never cut inside a rule.
-``apply_to`` globs (default ``**/*.py``) scope every file that has scopes; the others say in
-words where the rules apply. Retired rules are left out; a deprecated rule names its
-replacement. Rule text is the inert library's (:mod:`rlt_rules.render.inert`).
+detail that fits it (:func:`rlt_rules.render.digest.fit_rules`), never cut inside a rule; how
+a file's blocks are joined and fitted is :mod:`.reviewer_documents`. ``apply_to`` globs
+(default ``**/*.py``) scope every file that has scopes; the others say in words where the rules
+apply. Retired rules are left out; a deprecated rule names its replacement. Rule text is the
+inert library's (:mod:`rlt_rules.render.inert`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..facts import mcp_names
 from ..facts.about import NAME, VERSION
@@ -46,22 +45,13 @@ from ..files.jsonout import indented
 from ..library.model import Library, Status
 from ..render.answer import answer_blocks
 from ..render.code import code_span
-from ..render.digest import (
-    Detail,
-    Measure,
-    applicable_rules,
-    characters,
-    fit_rules,
-    line_breaks,
-    rule_pieces,
-    rule_text,
-    utf8_bytes,
-)
+from ..render.digest import Detail, Measure, applicable_rules, line_breaks, rule_text, utf8_bytes
 from ..render.inert import InertRules, inert_library, inert_text
 from ..render.links import site_base
 from ..render.yaml_text import yaml_text
 from . import skill
 from .astgrep import coderabbit_rule_dirs, exported
+from .reviewer_documents import Listing, encoded, fitted_document, front_matter, known_rules
 
 DEFAULT_APPLY_TO = ("**/*.py",)
 
@@ -179,90 +169,6 @@ def heading(shown: Library) -> str:
     return f"# {shown.title} {shown.version}: code-review rules"
 
 
-def front_matter(fields: dict[str, str | bool]) -> str:
-    """YAML front matter; strings double-quoted (JSON strings are YAML scalars), so globs such
-    as ``**/*.py`` are never read as YAML aliases."""
-    lines_ = [
-        f"{key}: {json.dumps(value) if isinstance(value, bool) else _quoted(value)}"
-        for key, value in fields.items()
-    ]
-    return "---\n" + "\n".join(lines_) + "\n---\n"
-
-
-def _quoted(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _join(blocks: list[str]) -> str:
-    return "\n\n".join(block for block in blocks if block) + "\n"
-
-
-@dataclass(frozen=True, slots=True)
-class _Listing:
-    """Every applicable rule at ``detail``, with no budget: for the files that list them all."""
-
-    library: Library
-    shown: Library
-    site_url: str | None
-    detail: Detail
-    level: int
-    #: What made ``shown`` inert (and keeps the rules' pieces), when the caller has it.
-    inert: InertRules | None = None
-
-    def encoded(self) -> bytes:
-        """Encoded piece by piece: the listing of a large library never exists as one ``str``
-        (two or four bytes per character once it holds one "—")."""
-        inert = _known(self.library, self.shown, self.inert)
-        pieces = rule_pieces(
-            self.library, self.detail, self.site_url, self.level, by_category=True, inert=inert
-        )
-        return b"".join(piece.encode("utf-8") for piece in pieces)
-
-
-def _known(library: Library, shown: Library, inert: InertRules | None) -> InertRules:
-    """``inert``, which made ``shown`` (and keeps the rules' pieces), else ``shown``'s rules."""
-    return inert if inert is not None else InertRules.seeded(library, shown)
-
-
-def _encoded(blocks: list[str | _Listing]) -> bytes:
-    """:func:`_join`, encoded, with each listing encoded in pieces."""
-    parts = [
-        block.encoded() if isinstance(block, _Listing) else block.encode("utf-8")
-        for block in blocks
-        if block
-    ]
-    return b"\n\n".join(parts) + b"\n"
-
-
-def _fitted_document(
-    before: list[str],
-    library: Library,
-    shown: Library,
-    site_url: str | None,
-    budget: int,
-    details: tuple[Detail, ...],
-    measure: Measure = characters,
-    level: int = 3,
-    *,
-    by_category: bool = False,
-    inert: InertRules | None = None,
-) -> str:
-    """``before`` then the rules, in the most detail that keeps the whole document within
-    ``budget`` (as the additive ``measure`` counts)."""
-    fixed = measure(_join([*before, "x"])) - measure("x")  # all but the rules' text
-    fitted = fit_rules(
-        library,
-        site_url,
-        budget - fixed,
-        details,
-        level,
-        by_category=by_category,
-        measure=measure,
-        inert=_known(library, shown, inert),
-    )
-    return _join([*before, fitted.text])
-
-
 # --- the files -------------------------------------------------------------------------------
 
 
@@ -295,7 +201,7 @@ def _guidance_document(
     """The preamble, the scope and how to report, then the rules by category in the most detail
     (triggers and correction, else statements, else one line each) that fits ``budget``."""
     before = [header, heading(shown), *shown.preamble, scope(globs) + " " + report_how()]
-    return _fitted_document(
+    return fitted_document(
         before,
         library,
         shown,
@@ -324,7 +230,7 @@ def copilot(
         shown.preamble[0],
         report_how(),
     ]
-    return _fitted_document(
+    return fitted_document(
         before, library, shown, site_url, COPILOT_MAX_CHARS, (Detail.INDEX,), inert=inert
     )
 
@@ -391,12 +297,12 @@ def claude_agent(
         *shown.preamble,
         scope(globs),
         "## Rules",
-        _Listing(library, shown, site_url, Detail.FULL, level=4, inert=inert),
+        Listing(library, shown, site_url, Detail.FULL, level=4, inert=inert),
         *answer_blocks(
             library, site_url, check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE"
         ),
     ]
-    return _encoded(blocks)
+    return encoded(blocks)
 
 
 def coderabbit(
@@ -408,7 +314,7 @@ def coderabbit(
     inert: InertRules | None = None,
 ) -> str:
     """A ``.coderabbit.yaml`` fragment: one ``reviews.path_instructions`` entry per glob."""
-    instructions = _fitted_document(
+    instructions = fitted_document(
         [heading(shown), *shown.preamble, report_how()],
         library,
         shown,
@@ -431,7 +337,7 @@ def coderabbit(
     data = {"reviews": reviews}
     # The instructions are written once: an anchor on the first entry, an alias on the others.
     # Dumped again only when they change (at thousands of rules, the first rules' index lines).
-    dumped = _known(library, shown, inert).part(
+    dumped = known_rules(library, shown, inert).part(
         ("coderabbit", instructions, tuple(globs), "tools" in reviews),
         lambda: yaml_text(data, width=10_000, shared_text_anchor="instructions"),
     )
@@ -453,7 +359,7 @@ def greptile(
 ) -> bytes:
     """``.greptile/config.json``: one rule per library rule, with its id, so a folder's
     ``disabledRules`` can turn one off."""
-    known = _known(library, shown, inert)
+    known = known_rules(library, shown, inert)
     rules = [
         {
             "id": rule.id,
@@ -489,9 +395,9 @@ def gemini(
         f"# {shown.title} {shown.version}: style guide for code review",
         *shown.preamble,
         scope(globs) + " " + report_how(),
-        _Listing(library, shown, site_url, Detail.FULL, level=3, inert=inert),
+        Listing(library, shown, site_url, Detail.FULL, level=3, inert=inert),
     ]
-    return _encoded(blocks)
+    return encoded(blocks)
 
 
 def mcp_config() -> bytes:

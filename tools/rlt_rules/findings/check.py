@@ -1,23 +1,23 @@
 """Check a findings file (YAML or JSON) against its schema, the library and, optionally, the repo.
 
-Order: load with positions (:func:`rlt_rules.library.load.parse_yaml`; libyaml reads JSON too; a
-syntax error says how agents' answers usually go wrong and what to do) -> schema
-(:func:`rlt_rules.library.schema_errors.schema_problems`, same messages as ``validate``) -> the
-library (unknown, retired and deprecated rules; the cited version) -> the reviewed files when a
-repository is given (paths, line ranges, columns, whether a suggested patch applies) -> the
-change under review when its diff is given (each location among the lines it touches). Every
-check after the schema runs on each part the schema accepted, so one run reports every problem.
+Order: load with positions (:func:`rlt_rules.library.load.parse_yaml`; libyaml reads JSON
+too; a syntax error says how agents' answers usually go wrong and what to do:
+:mod:`.syntax_hints`) -> schema (:func:`rlt_rules.library.schema_errors.schema_problems`, same
+messages as ``validate``) -> the library (unknown, retired and deprecated rules; the cited
+version) -> the reviewed files when a repository is given (read by :mod:`.repo_files`: paths,
+line ranges, columns, whether a suggested patch applies) -> the change under review when its
+diff is given (each location among the lines it touches). Every check after the schema runs on
+each part the schema accepted, so one run reports every problem.
 Every problem is a :class:`Diagnostic` at its ``path:line:column`` in the findings file;
 warnings do not stop the review from being built.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files.reading import MAX_FILE_BYTES, ReadRefused, read_regular
 from ..library.load import Document, JsonPath, Position, parse_yaml, read_source
 from ..library.model import Diagnostic, Library, Severity, Status, id_span
 from ..library.schema_errors import SchemaProblem, schema_problems
@@ -25,6 +25,8 @@ from .cites import trigger_anchor_diagnostics
 from .diff import Change, LineRange
 from .model import FindingsError, Review
 from .patch import Patch, PatchError, PatchOp, parse_patch
+from .repo_files import RepoFiles
+from .syntax_hints import with_hint
 
 SCHEMA_NAME = "findings.schema.json"
 TEXT_FIELDS = ("trigger", "impact", "correction")
@@ -95,7 +97,7 @@ def check_answer(
     diagnostics call ``shown``."""
     loaded = parse_yaml(raw, shown)
     if loaded.document is None:
-        return CheckResult(None, tuple(_with_hint(d, raw) for d in loaded.diagnostics))
+        return CheckResult(None, tuple(with_hint(d, raw) for d in loaded.diagnostics))
     document = loaded.document
     problems = schema_problems(document, SCHEMA_NAME)
     accepted = _Accepted(tuple(problems))
@@ -104,7 +106,7 @@ def check_answer(
     if accepted.part(("library_version",)):
         found.extend(_version_diagnostics(document, version, library))
     findings = document.data.get("findings")
-    files = _RepoFiles(repo) if repo is not None else None
+    files = RepoFiles(repo) if repo is not None else None
     for index, finding in enumerate(findings if isinstance(findings, list) else ()):
         if isinstance(finding, dict):
             found.extend(
@@ -151,7 +153,7 @@ def _finding_checks(
     index: int,
     finding: dict[str, Any],
     library: Library,
-    files: _RepoFiles | None,
+    files: RepoFiles | None,
     change: Change | None,
     accepted: _Accepted,
 ):
@@ -177,43 +179,6 @@ def _finding_checks(
     if patch_text is not None and location_ok and accepted.part((*base, "suggested_patch")):
         path = finding["location"]["path"]
         yield from _patch_diagnostics(document, index, patch_text, path, lines, rule_id)
-
-
-#: What to do about the YAML syntax errors agents' answers usually have.
-_FENCE_HINT = (
-    "the answer is wrapped in a Markdown code fence (```): give the YAML alone, without the "
-    "fence lines"
-)
-_BACKTICK_HINT = (
-    'a plain YAML value cannot start with a backtick: quote the value ("`x` is ...") or '
-    "write it as a block (`trigger: |-` and the text on the next lines, indented)"
-)
-_COLON_HINT = (
-    "a plain YAML value cannot hold ': ': quote the value or write it as a block "
-    "(`trigger: |-` and the text on the next lines, indented)"
-)
-
-
-def _with_hint(diagnostic: Diagnostic, raw: bytes) -> Diagnostic:
-    """A syntax error with what to do when its cause is a common one."""
-    if not diagnostic.message.startswith("YAML syntax error"):
-        return diagnostic
-    text = raw.decode("utf-8", errors="replace")
-    lines = text.split("\n")
-    first = next((line.strip() for line in lines if line.strip()), "")
-    hint = None
-    if first.startswith(("```", "~~~")):
-        hint = _FENCE_HINT
-    elif 0 < diagnostic.line <= len(lines):
-        line = lines[diagnostic.line - 1]
-        at = line[diagnostic.column - 1 : diagnostic.column]
-        if at == "`":
-            hint = _BACKTICK_HINT
-        elif "mapping values are not allowed" in diagnostic.message:
-            hint = _COLON_HINT
-    if hint is None:
-        return diagnostic
-    return replace(diagnostic, message=f"{diagnostic.message}; {hint}")
 
 
 def _at(
@@ -283,7 +248,7 @@ def _location_diagnostics(
     document: Document,
     index: int,
     location: dict[str, Any],
-    files: _RepoFiles | None,
+    files: RepoFiles | None,
     rule_id: str | None,
 ) -> tuple[tuple[str, ...] | None, list[Diagnostic]]:
     """The problems of a location the schema accepted, and its file's lines when read."""
@@ -463,39 +428,3 @@ def _apply_diagnostics(patch: Patch, lines: tuple[str, ...], file_path: str, at_
                 )
                 return
             line_number += 1
-
-
-class _RepoFiles:
-    """The reviewed repository's text files, read once each, confined to the repository, each
-    as ``scan`` reads one: a regular file of at most
-    :data:`~rlt_rules.files.reading.MAX_FILE_BYTES`."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
-        self._cache: dict[str, tuple[tuple[str, ...] | None, str | None]] = {}
-
-    def lines(self, relative: str) -> tuple[tuple[str, ...] | None, str | None]:
-        """The file's lines (without line ends), or ``None`` and what is wrong with the path."""
-        if relative not in self._cache:
-            self._cache[relative] = self._read(relative)
-        return self._cache[relative]
-
-    def _read(self, relative: str) -> tuple[tuple[str, ...] | None, str | None]:
-        target = (self.root / relative).resolve()
-        if not target.is_relative_to(self.root):
-            return None, f"path '{relative}' leads outside the repository"
-        if not target.exists():
-            return None, f"path '{relative}' does not exist in the repository"
-        if not target.is_file():
-            return None, f"path '{relative}' is not a file"
-        try:
-            raw = read_regular(target, limit=MAX_FILE_BYTES)
-        except ReadRefused as error:
-            return None, f"path '{relative}': {error}; findings point at source files"
-        if b"\0" in raw:
-            return None, f"path '{relative}' is a binary file: findings point at text"
-        text = raw.decode("utf-8", errors="replace")
-        parts = text.split("\n")
-        if parts[-1] == "":
-            parts.pop()
-        return tuple(part.removesuffix("\r") for part in parts), None

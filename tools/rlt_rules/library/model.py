@@ -10,7 +10,6 @@ use them, so a round trip is lossless. Source positions are not part of that dat
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -25,6 +24,8 @@ from ..detectors.model import DetectorStatus as DetectorStatus
 from ..detectors.model import HintSeverity as HintSeverity
 from ..detectors.model import Measured as Measured
 from ..files.errors import InputError
+from .anchors import RuleAnchors as RuleAnchors
+from .anchors import cite_anchor as cite_anchor
 
 
 class Severity(StrEnum):
@@ -115,40 +116,6 @@ def expected_output(code: str) -> tuple[str, ...]:
                 found.append(rest[1:])
         start = line_end
     return tuple(found)
-
-
-#: An anchor keeps this many words of its item's text, then this many hex digits of its hash.
-ANCHOR_WORDS = 4
-ANCHOR_HASH_CHARS = 6
-_ANCHOR_WORD = re.compile(r"[A-Za-z0-9]+")
-
-
-def cite_anchor(kind: str, text: str) -> str:
-    """The anchor of a rule's item of ``kind`` (trigger, impact, correction, example) whose
-    source text is ``text``: ``trigger-set-calls-on-a-3f2a1c``, its kind, its first words and
-    the start of the text's SHA-256. Made from the item's own text, so that editing, adding or
-    reordering the rule's other items never moves it."""
-    words = [word.lower() for word in _ANCHOR_WORD.findall(text)[:ANCHOR_WORDS]]
-    digest = hashlib.sha256(text.encode()).hexdigest()[:ANCHOR_HASH_CHARS]
-    return "-".join([kind, *words, digest])
-
-
-@dataclass(frozen=True, slots=True)
-class RuleAnchors:
-    """A rule's citable items by anchor, in the rule's order (:meth:`Rule.anchors`)."""
-
-    triggers: tuple[str, ...]
-    impact: str
-    correction: str
-    examples: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "triggers": list(self.triggers),
-            "impact": self.impact,
-            "correction": self.correction,
-            "examples": list(self.examples),
-        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ pages and side files (:mod:`.assembly`); ``on_page_markdown`` fills the ``<!-- r
 markers of hand-written pages (:mod:`.markers`); ``on_page_content`` puts HTML inserts and the
 tags listing in place; ``on_page_context`` gives rule pages their tag chips (:mod:`.tags`);
 ``on_post_build`` writes :func:`rlt_rules.export.site_files` and ``tags.json`` under
-``site_dir``.
+``site_dir`` (:mod:`.export_files`).
 
 Across builds the plugin instance keeps caches that never change what a build produces (parsed
 rule files, examples' markers, the parts of generated pages: :class:`~.cache.PageCache`), and,
@@ -24,7 +24,7 @@ import os
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -36,7 +36,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from ..export import site_files
+from ..facts.addresses import versioned_site_url
 from ..findings import SAMPLE_DIR, SAMPLE_FINDINGS
 from ..library.model import LibraryError, Rule
 from ..library.validate import DocumentCache
@@ -44,6 +44,7 @@ from ..project.check import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from . import RULES_DIR_ENV
 from .assembly import assemble
 from .cache import PageCache
+from .export_files import publish_exports
 from .idle import IdleCollector
 from .markers import MARKERS, Filled, fill_markers
 from .markup import GeneratedPage, output_path, rule_uri
@@ -53,7 +54,7 @@ from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .search import fold_index_file
 from .sections import build_key, rendered_sections, shares_markdown, splice
 from .serve import Watcher, watch_quickly
-from .tags import TAGS_EXPORT, TAGS_MARKER, TagIndex, chips
+from .tags import TAGS_MARKER, TagIndex, chips
 
 log = logging.getLogger("mkdocs.plugins.rlt_rules")
 
@@ -413,24 +414,17 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         publishes them: ``<site_url><library version>/rules/R03/``.
         """
         library = build.site.library
-        site_url = versioned_site_url(config.site_url, library.version)
         # While serving, unchanged rules' pieces come from the builds before (same bytes); a
         # one-off build makes them for itself (keeping them would cost it, not save).
-        parts = self._pages.export_parts if self._serving else None
-        published = site_files(library, site_url, parts)
-        published[TAGS_EXPORT] = build.tags.export(
-            library, directory_urls=config.use_directory_urls
+        return publish_exports(
+            library,
+            build.tags,
+            Path(config.site_dir),
+            versioned_site_url(config.site_url, library.version),
+            directory_urls=config.use_directory_urls,
+            written=self._pages.exports_written,
+            parts=self._pages.export_parts if self._serving else None,
         )
-        site_dir = Path(config.site_dir)
-        written = self._pages.exports_written
-        targets = [site_dir / _safe_relative(relative) for relative in published]
-        for target, data in zip(targets, published.values(), strict=True):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # MkDocs writes the site's pages without syncing them to disk; so do exports here.
-            # A file still as this plugin last wrote it, with the same bytes, is left alone.
-            written.write(target, data, durable=False)
-        written.forget_others(targets)
-        return len(published)
 
     def on_build_error(self, error: Exception) -> None:
         if self._build is not None and self._build.exports is not None:
@@ -448,16 +442,3 @@ def rules_dir(config: MkDocsConfig) -> Path:
     if configured:
         return Path(configured).resolve()
     return (Path(config.config_file_path).resolve().parent / DEFAULT_RULES_DIR).resolve()
-
-
-def versioned_site_url(site_url: str | None, version: str) -> str | None:
-    if not site_url:
-        return None
-    return f"{site_url.rstrip('/')}/{version}/"
-
-
-def _safe_relative(relative: str) -> Path:
-    path = PurePosixPath(relative)
-    if path.is_absolute() or ".." in path.parts or not path.parts:
-        raise PluginError(f"export file {relative!r} would be written outside the site")
-    return Path(*path.parts)

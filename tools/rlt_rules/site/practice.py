@@ -4,7 +4,7 @@ Two sources give items. The practice bank (each rule's ``practice`` programs) co
 programs that appear nowhere else on the site, each the rule broken in a setting its lessons
 do not use, so practice tests whether the rule transfers. Then every example pair gives one
 item, its bad program: a lesson's own program, offered only after the bank's items
-(:func:`practice_items` lists them so, and ``site/js/practice.js`` shuffles each part apart).
+(:func:`practice_items` lists them so, and ``site/js/practice/order.js`` orders them so).
 
 An item is a program as a reviewer meets it in a diff (:func:`shown_program`):
 without its ``#>`` output lines, without its ``# Rnn:`` markers (a marker on a line of its own
