@@ -6,6 +6,7 @@ Each case runs `rlt-rules validate` in a child process capped at 1 GiB of addres
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,7 +90,7 @@ def test_symlink_outside_rules_directory(rules_dir: Path, tmp_path: Path) -> Non
     assert completed.returncode == 1
     assert completed.stdout.splitlines()[0] == (
         f"rules/R09.yaml:1:1: R09.yaml is a link to {outside.resolve()}, outside the rules "
-        "directory: rule files must live in it"
+        "directory: rule files must be regular files in it"
     )
 
 
@@ -98,3 +99,15 @@ def test_symlink_to_a_device_is_refused(rules_dir: Path) -> None:
     completed = validate_capped(rules_dir)
     assert completed.returncode == 1
     assert completed.stdout.splitlines()[0].startswith("rules/R09.yaml:1:1: R09.yaml is a link to")
+
+
+def test_a_fifo_is_refused_unread(rules_dir: Path) -> None:
+    """A FIFO named like a rule file is reported, never opened (nothing writes to it: reading
+    it would wait forever)."""
+    os.mkfifo(rules_dir / "R09.yaml")
+    completed = validate_capped(rules_dir)
+    assert completed.returncode == 1
+    assert completed.stdout.splitlines()[0] == (
+        "rules/R09.yaml:1:1: R09.yaml is not a regular file (a folder, FIFO, device or broken "
+        "link): rule files must be regular files in it"
+    )

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from ..files.reading import ReadRefused, read_regular
 from .model import Diagnostic
 
 #: A rule record is a few KB; a file larger than this is a mistake, rejected before parsing.
@@ -132,13 +133,16 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadResult:
 
 
 def read_source(path: Path, shown: str) -> SourceRead:
-    """The bytes of ``path``, or the failure (too large, unreadable)."""
+    """The bytes of ``path``, or the failure (too large, unreadable, not a regular file: a FIFO
+    is refused, never waited on)."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             message = _too_large(size)
         else:
-            return SourceRead(path.read_bytes())
+            return SourceRead(read_regular(path, limit=MAX_FILE_BYTES))
+    except ReadRefused as error:
+        message = str(error)
     except OSError as error:
         message = f"cannot read file: {error.strerror or error}"
     return SourceRead(None, (Diagnostic(shown, 1, 1, message),))

@@ -177,15 +177,13 @@ def check_records(
         else:
             target, outside = resolved_root / path.name, False
         if outside or not target.is_file():
-            diagnostics.append(
-                Diagnostic(
-                    shown(path),
-                    1,
-                    1,
-                    f"{path.name} is a link to {target}, "
-                    "outside the rules directory: rule files must live in it",
-                )
+            where = (
+                f"a link to {target}, outside the rules directory"
+                if outside
+                else "not a regular file (a folder, FIFO, device or broken link)"
             )
+            message = f"{path.name} is {where}: rule files must be regular files in it"
+            diagnostics.append(Diagnostic(shown(path), 1, 1, message))
             continue
         loaded, schema_errors = _load_and_check(path, shown(path), "rule.schema.json", cache)
         diagnostics.extend(loaded.diagnostics)
