@@ -44,6 +44,8 @@ from ..validate import DocumentCache
 from . import RULES_DIR_ENV
 from .assembly import assemble
 from .cache import PageCache
+from .example_links import ExampleTarget, example_targets, link_example_names
+from .file_names import FILE_NAMES_PAGE, break_file_names
 from .idle import IdleCollector
 from .markers import MARKERS, Filled, fill_markers
 from .markup import GeneratedPage, output_path, rule_uri
@@ -95,6 +97,8 @@ class SiteBuild:
     #: In a preview, set by ``on_files``: the exports being rendered and written on the
     #: plugin's export thread (the number of files, when done).
     exports: Future[int] | None = None
+    #: Set by ``on_files``: each pair name's rule and anchor (:mod:`.example_links`).
+    examples: dict[str, tuple[ExampleTarget, ...]] = field(default_factory=dict)
 
 
 class _UnchangedPage(File):
@@ -197,6 +201,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         generated, filled = assembly.pages, assembly.filled
         build.generated = {page.src_uri: page for page in generated}
         build.rules_by_uri = {rule_uri(rule.id): rule for rule in build.site.library.rules}
+        build.examples = example_targets(build.site.library)
         build.listing_uri = next(
             (uri for uri, fill in filled.items() if TAGS_MARKER in fill.used), None
         )
@@ -298,6 +303,15 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         return filled.markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The page's content (:meth:`_content`), its prose naming examples linked to them."""
+        html = self._content(html, page, config, files)
+        urls = config.use_directory_urls
+        html = link_example_names(
+            html, page.file.src_uri, self._current().examples, directory_urls=urls
+        )
+        return break_file_names(html) if page.file.src_uri == FILE_NAMES_PAGE else html
+
+    def _content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Put a generated page's sections, HTML inserts and the tags listing in place."""
         build = self._current()
         uri = page.file.src_uri
