@@ -15,7 +15,7 @@ pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
 
 from site_fixtures import BuiltSite, serve_directory  # noqa: E402
-from test_browser import _page_at  # noqa: E402
+from test_browser import _blocking_violations, _describe, _page_at  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -123,3 +123,17 @@ def test_every_file_name_of_the_exports_table_is_marked(built_site: BuiltSite) -
         '<span class="rlt-file__part">schema/</span><wbr>'
         '<span class="rlt-file__part">bundle.schema.json</span>'
     ) in page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violation_with_the_version_selector(
+    browser, versioned_url: str, built_site: BuiltSite, scheme: str
+) -> None:
+    """The header as a phone shows it, selector under the title, in either palette."""
+    with _page_at(browser, width=390, scheme=scheme) as page:
+        page.goto(f"{versioned_url}rules/{built_site.library.rules[0].id}/")
+        expect(page.locator(".md-header .md-version__current")).to_be_visible()
+        violations = _blocking_violations(page)
+        assert not violations, (
+            f"390 px, {scheme}, with a version selector:\n{_describe(violations)}"
+        )
