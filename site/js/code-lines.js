@@ -70,6 +70,22 @@
     var holder = line.querySelector(":scope > .hll") || line;
     var pieces = text.trim() ? segments(holder) : null;
     if (!pieces) return line;
+    // A line that is one token (a diff's "-" or "+" line) stays one span around the rest.
+    var classes = pieces
+      .filter(function (piece) {
+        return piece.text.trim();
+      })
+      .map(function (piece) {
+        return piece.className;
+      });
+    var whole = classes.every(function (name) {
+      return name && name === classes[0];
+    })
+      ? classes[0]
+      : null;
+    if (whole) {
+      pieces = [{ className: null, text: holder.textContent }];
+    }
     var full = pieces
       .map(function (piece) {
         return piece.text;
@@ -100,9 +116,6 @@
       return node.nodeType === Node.ELEMENT_NODE && !node.textContent;
     });
     var out = document.createDocumentFragment();
-    fixed.forEach(function (node) {
-      out.appendChild(node);
-    });
     var lead = leadEnd ? element("rlt-lead") : null;
     var leadToken = leadEnd ? element("rlt-lead__token") : null;
     if (lead) {
@@ -141,6 +154,14 @@
       at += piece.text.length;
     });
     holder.textContent = "";
+    fixed.forEach(function (node) {
+      holder.appendChild(node);
+    });
+    if (whole) {
+      var token = element(whole);
+      token.appendChild(out);
+      out = token;
+    }
     holder.appendChild(out);
     return line;
 
