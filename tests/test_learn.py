@@ -289,14 +289,38 @@ def test_learn_section_is_in_the_nav_in_library_order(built_site: BuiltSite) -> 
     library = built_site.library
     home = read(built_site, "index.html")
     nav = home[home.index("md-nav--primary") : home.index("md-sidebar--secondary")]
-    positions = [nav.index(f'href="learn/{c.id}/"') for c in library.categories]
+    # Each lesson, then its practice; the practice of every rule after the last.
+    positions = []
+    for category in library.categories:
+        positions += [
+            nav.index(f'href="learn/{category.id}/"'),
+            nav.index(f'href="learn/practice/{category.id}/"'),
+        ]
     assert positions == sorted(positions)
     assert nav.index('href="learn/"') < positions[0]
     assert positions[-1] < nav.index('href="learn/practice/"') < nav.index('href="rules/"')
     for number, category in enumerate(library.categories, start=1):
         assert f"{number}. {category.title}" in nav
-    # Category practice pages are linked from their lessons, not listed.
-    assert f'href="learn/practice/{library.categories[0].id}/"' not in nav
+        assert f"Practice: {category.title}" in nav
+
+
+def _footer_next(page: str) -> str:
+    """The href of the footer's "Next" link."""
+    found = re.search(r'<a href="([^"]*)" class="md-footer__link md-footer__link--next"', page)
+    assert found is not None, "no footer Next link"
+    return found.group(1)
+
+
+def test_footer_next_goes_lesson_then_practice_then_next_lesson(built_site: BuiltSite) -> None:
+    categories = built_site.library.categories
+    for position, category in enumerate(categories):
+        lesson = read(built_site, f"learn/{category.id}/index.html")
+        assert _footer_next(lesson) == f"../practice/{category.id}/"
+        practice = read(built_site, f"learn/practice/{category.id}/index.html")
+        following = (
+            f"../../{categories[position + 1].id}/" if position + 1 < len(categories) else "../"
+        )
+        assert _footer_next(practice) == following
 
 
 def test_engine_page_is_linked_from_the_overview_and_names_every_owner(

@@ -31,19 +31,23 @@ export function codeBlock(label) {
 
 // One line of code as the site's code blocks have it (pymdownx.highlight's line_spans): a
 // span per line, a highlighted line's text inside a span.hll, so long lines wrap alike
-// (rules.css). ``text`` is the line's text: its rows after the first start under its
-// indentation (``skip``: characters before it, a diff's column), as site/js/code-lines.js
-// does for the pages' own code.
+// (rules.css). site/js/code-lines.js decides where it wraps, as for the pages' own code:
+// its rows after the first start under its indentation (``skip``: characters before it, a
+// diff's column), between tokens, never leaving the first row empty.
 function codeLine(nodes, highlighted, text, skip) {
   var line = element("span", { class: "rlt-line" });
-  var spaces = /^ */.exec(text.slice(skip))[0].length;
-  if (spaces && spaces < text.length - skip) line.style.setProperty("--rlt-indent", spaces + "ch");
   var holder = highlighted ? element("span", { class: "hll" }) : line;
   nodes.forEach(function (node) {
     holder.appendChild(node);
   });
   holder.appendChild(document.createTextNode("\n"));
   if (holder !== line) line.appendChild(holder);
+  if (window.rltCodeLine) {
+    window.rltCodeLine(line, skip);
+  } else {
+    var spaces = /^ */.exec(text.slice(skip))[0].length;
+    if (spaces && spaces < text.length - skip) line.style.setProperty("--rlt-indent", spaces + "ch");
+  }
   return line;
 }
 

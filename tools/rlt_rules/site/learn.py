@@ -77,6 +77,11 @@ def lesson_title(library: Library, category: Category) -> str:
     return f"{_number(library, category)}. {category.title}"
 
 
+def practice_title(category: Category) -> str:
+    """``Practice: Responsibilities and State`` as plain text (the nav title)."""
+    return f"Practice: {category.title}"
+
+
 def _number(library: Library, category: Category) -> int:
     return library.categories.index(category) + 1
 
@@ -84,8 +89,8 @@ def _number(library: Library, category: Category) -> int:
 def generated_pages(
     library: Library, *, directory_urls: bool = True, cache: PageCache | None = None
 ) -> tuple[GeneratedPage, ...]:
-    """The overview, a lesson and a practice page per category, and the practice of every
-    item (in the nav after the lessons); category practice pages are linked from lessons.
+    """The overview, a lesson and its practice page per category, and the practice of every
+    item, all in the nav (each practice after its lesson).
 
     ``directory_urls`` is MkDocs' ``use_directory_urls``: a practice page names its JSON files
     by URL (see :func:`practice_page`). ``cache`` keeps the practice items and the lessons'
@@ -112,7 +117,7 @@ def generated_pages(
             GeneratedPage(
                 practice_uri(category.id),
                 practice_page(library, category, count, directory_urls=directory_urls),
-                in_nav=False,
+                in_nav=True,
                 source=source,
             )
         )

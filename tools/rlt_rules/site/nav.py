@@ -46,13 +46,19 @@ def add_categories_to_nav(nav: list, library: Library) -> None:
 
 
 def add_lessons_to_nav(nav: list, library: Library) -> None:
-    """Put the lessons and the practice of every item after ``learn/index.md`` in its nav
-    section (once); a nav that does not list ``learn/index.md`` is left as it is."""
-    entries = [
-        # Nav titles reach the HTML unescaped; a category title is plain text.
-        {html.escape(learn.lesson_title(library, category)): learn.lesson_uri(category.id)}
-        for category in library.categories
-    ]
+    """Put each lesson followed by its practice, then the practice of every item, after
+    ``learn/index.md`` in its nav section (once); a nav that does not list
+    ``learn/index.md`` is left as it is."""
+    entries = []
+    for category in library.categories:
+        # Nav titles reach the HTML unescaped; a category title is plain text. Each lesson's
+        # practice follows it, so the footer's "Next" goes lesson → practice → next lesson.
+        entries.append(
+            {html.escape(learn.lesson_title(library, category)): learn.lesson_uri(category.id)}
+        )
+        entries.append(
+            {html.escape(learn.practice_title(category)): learn.practice_uri(category.id)}
+        )
     entries.append({learn.PRACTICE_ALL_TITLE: learn.PRACTICE_URI})
     _insert_after(nav, learn.LEARN_URI, entries)
 

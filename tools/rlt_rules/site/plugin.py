@@ -44,7 +44,9 @@ from ..project.check import DEFAULT_RULES_DIR, ProjectCheck, load_validated
 from . import RULES_DIR_ENV
 from .assembly import assemble
 from .cache import PageCache
+from .example_links import ExampleTarget, example_targets, link_example_names
 from .export_files import publish_exports
+from .file_names import FILE_NAMES_PAGE, break_file_names
 from .idle import IdleCollector
 from .markers import MARKERS, Filled, fill_markers
 from .markup import GeneratedPage, output_path, rule_uri
@@ -52,7 +54,7 @@ from .nav import EditLinks, add_generated_pages_to_nav
 from .pages import SiteInput
 from .preview import FullBuild, Layout, PartialBuild, Preview, PreviewBuild
 from .search import fold_index_file
-from .sections import build_key, rendered_sections, shares_markdown, splice
+from .sections import build_key, page_with_sections
 from .serve import Watcher, watch_quickly
 from .tags import TAGS_MARKER, TagIndex, chips
 
@@ -99,6 +101,8 @@ class SiteBuild:
     #: In a preview, set by ``on_files``: the exports being rendered and written on the
     #: plugin's export thread (the number of files, when done).
     exports: Future[int] | None = None
+    #: Set by ``on_files``: each pair name's rule and anchor (:mod:`.example_links`).
+    examples: dict[str, tuple[ExampleTarget, ...]] = field(default_factory=dict)
 
 
 class _UnchangedPage(File):
@@ -201,6 +205,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         generated, filled = assembly.pages, assembly.filled
         build.generated = {page.src_uri: page for page in generated}
         build.rules_by_uri = {rule_uri(rule.id): rule for rule in build.site.library.rules}
+        build.examples = example_targets(build.site.library)
         build.listing_uri = next(
             (uri for uri, fill in filled.items() if TAGS_MARKER in fill.used), None
         )
@@ -302,39 +307,27 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         return filled.markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The page's content (:meth:`_content`), its prose naming examples linked to them."""
+        html = self._content(html, page, config, files)
+        urls = config.use_directory_urls
+        html = link_example_names(
+            html, page.file.src_uri, self._current().examples, directory_urls=urls
+        )
+        return break_file_names(html) if page.file.src_uri == FILE_NAMES_PAGE else html
+
+    def _content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Put a generated page's sections, HTML inserts and the tags listing in place."""
         build = self._current()
         uri = page.file.src_uri
         generated = build.generated.get(uri)
         if generated is not None and generated.sections:
-            html = self._with_sections(html, page, generated, config, files)
+            memo, key = self._pages.sections, build.section_key
+            html = page_with_sections(html, page, generated, config, files, memo=memo, key=key)
         if generated is not None and generated.html_inserts:
             return generated.insert_html(html)
         if uri == build.listing_uri:
             return build.tags.fill_listing(html, uri, directory_urls=config.use_directory_urls)
         return html
-
-    def _with_sections(
-        self, html: str, page: Page, generated: GeneratedPage, config: MkDocsConfig, files: Files
-    ) -> str:
-        """The page's HTML with its sections, each rendered on its own and kept while unchanged
-        (:mod:`.sections`), or the page rendered whole where that could differ."""
-        spliced = None
-        if not shares_markdown([page.markdown or "", *generated.sections]):
-            rendered = rendered_sections(
-                page,
-                generated.sections,
-                config,
-                files,
-                memo=self._pages.sections,
-                key=self._current().section_key,
-            )
-            spliced = splice(html, page, rendered, files)
-        if spliced is not None:
-            return spliced
-        page.markdown = generated.with_sections(page.markdown or "")
-        page.render(config, files)
-        return page.content or ""
 
     @event_priority(100)  # before Material's search plugin (0) reads the page
     def _page_context_first(self, context, page: Page, config: MkDocsConfig, nav: Navigation):

@@ -37,7 +37,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
 from ..files.memo import ByPage
-from .markup import SECTIONS_MARKER
+from .markup import SECTIONS_MARKER, GeneratedPage
 
 #: Markdown that reaches across blocks: a reference, footnote or abbreviation definition (any
 #: block of the page may use it) and the table-of-contents marker.
@@ -111,6 +111,29 @@ def rendered_sections(
         lambda section: render_section(section[0], uri, config, files),
         reusable=lambda rendered: not rendered.warned,
     )
+
+
+def page_with_sections(
+    html: str,
+    page: Page,
+    generated: GeneratedPage,
+    config: MkDocsConfig,
+    files: Files,
+    *,
+    memo: ByPage[tuple[str, str], RenderedSection],
+    key: str,
+) -> str:
+    """The page's HTML with its sections, each rendered on its own and kept in ``memo`` while
+    unchanged, or the page rendered whole where that could differ."""
+    spliced = None
+    if not shares_markdown([page.markdown or "", *generated.sections]):
+        rendered = rendered_sections(page, generated.sections, config, files, memo=memo, key=key)
+        spliced = splice(html, page, rendered, files)
+    if spliced is not None:
+        return spliced
+    page.markdown = generated.with_sections(page.markdown or "")
+    page.render(config, files)
+    return page.content or ""
 
 
 def render_section(text: str, page_uri: str, config: MkDocsConfig, files: Files) -> RenderedSection:
