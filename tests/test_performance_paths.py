@@ -572,7 +572,7 @@ def test_raw_html_links_are_the_urls_mkdocs_writes(directory_urls: bool) -> None
 
 def _build_in_process(site_dir: Path) -> None:
     """``mkdocs build`` of the repository's site in this process (the library named by
-    ``$RLT_RULES_DIR``), so that a test can watch the plugin's splice."""
+    ``$RLT_RULES_DIR``), so that a test can watch the splice (:mod:`rlt_rules.site.sections`)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -600,7 +600,7 @@ def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
     rule page's examples, on their own (a live preview keeps them) and splices them into the
     page: the site equals one whose pages are rendered whole (the plugin's own fallback, forced
     here), every page and the search index."""
-    from rlt_rules.site import plugin
+    from rlt_rules.site import sections
 
     rules = tmp_path / "rules"
     source = LIBRARIES["real" if library_name == "edited" else library_name]
@@ -610,16 +610,16 @@ def test_pages_spliced_from_their_sections_equal_pages_rendered_whole(
     monkeypatch.setenv("RLT_RULES_DIR", str(rules))
     monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
     outcomes: list[bool] = []
-    splice = plugin.splice
+    splice = sections.splice
 
     def watched(*args, **kwargs):
         spliced = splice(*args, **kwargs)
         outcomes.append(spliced is not None)
         return spliced
 
-    monkeypatch.setattr(plugin, "splice", watched)
+    monkeypatch.setattr(sections, "splice", watched)
     _build_in_process(tmp_path / "spliced")
-    monkeypatch.setattr(plugin, "splice", lambda *args, **kwargs: None)
+    monkeypatch.setattr(sections, "splice", lambda *args, **kwargs: None)
     _build_in_process(tmp_path / "whole")
     library = load_library(rules)
     with_examples = sum(1 for rule in library.rules if rule.examples)  # their examples section
