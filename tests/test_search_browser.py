@@ -125,6 +125,33 @@ def test_reviewers_queries_find_their_rule(page: Page, site_url: str) -> None:
     assert whole.top_1 >= TOP_1 and whole.top_3 >= TOP_3, report
 
 
+#: Code a reviewer pastes, and the words it must search: lunr's query syntax in it (``-1``
+#: "without 1", quotes "required", ``a:b`` a field, ``^``/``~`` boost and blur, ``+``/``*``)
+#: is read as plain text by the page's search (site/js/search-worker.js).
+PASTED = {
+    "returns -1 when nothing fits": "returns 1 when nothing fits",
+    'getattr(self, "kv", None)': "getattr self kv None",
+    "-1": "1",
+    "x[i] = foo() + a.b": "x i foo a b",
+    "ratio: 0.9 ~ total^2 * count": "ratio 0.9 total 2 count",
+    "-> list[int]": "list int",
+}
+
+
+def test_pasted_code_searches_its_words(page: Page, site_url: str) -> None:
+    page.goto(site_url)
+    pasted = page.evaluate(RUN_QUERIES, list(PASTED))
+    plain = page.evaluate(RUN_QUERIES, list(PASTED.values()))
+    for query, found, expected in zip(PASTED, pasted, plain, strict=True):
+        assert expected, f"{PASTED[query]!r} finds nothing"
+        assert found == expected, f"{query!r}: {found[:3]} against {expected[:3]}"
+    # Typed into the search box, as a reviewer pastes it.
+    page.locator("label.md-search__icon, input.md-search__input").first.click()
+    page.locator("input.md-search__input").press_sequentially('getattr(self, "kv", None)')
+    link = page.locator("li.md-search-result__item a.md-search-result__link").first
+    expect(link).to_have_attribute("href", re.compile(re.escape(plain[1][0]) + "([?#].*)?$"))
+
+
 # --- the rules index filter ------------------------------------------------------------------
 
 
