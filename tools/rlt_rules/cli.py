@@ -20,13 +20,15 @@ from .discover import version_text
 from .model import LibraryError
 
 #: Every command, in the order ``--help`` lists them, and its module under
-#: :mod:`rlt_rules.commands`. A command imports only its own module (as pip's command table
-#: does): ``rlt-rules scan`` starts without the site builder, the exam or the MCP server.
-#: ``--help``, a misspelt command and ``--version`` import them all.
+#: :mod:`rlt_rules.commands` (a module may add several). A command imports only its own module
+#: (as pip's command table does): ``rlt-rules scan`` starts without the site builder, the exam
+#: or the MCP server. ``--help``, a misspelt command and ``--version`` import them all.
 COMMANDS = {
     "validate": "validate",
     "examples": "examples",
     "export": "export",
+    "show": "export",
+    "list": "export",
     "findings": "findings",
     "review-context": "review",
     "mcp": "mcp",
@@ -34,6 +36,8 @@ COMMANDS = {
     "exam": "exam",
     "site": "site",
     "release": "release",
+    "new": "release",
+    "diff": "release",
     "schema": "schema",
 }
 
@@ -54,7 +58,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     words = sys.argv[1:] if argv is None else argv
     named = COMMANDS.get(words[0]) if words else None
-    wanted = [named] if named is not None else COMMANDS.values()
+    wanted = [named] if named is not None else dict.fromkeys(COMMANDS.values())
     for module in wanted:
         import_module(f"{__package__}.commands.{module}").add_parser(subparsers)
     return parser
