@@ -14,7 +14,7 @@ generated files, one :data:`~rlt_rules.detector_growth.GROWTH_FACTOR` times the 
 files and rejected there.
 
 A cost within the bound is remembered (:class:`CostRecord`, a JSON file in the user's cache
-folder) by what it was measured from: the detector, its sample, ast-grep's version and the
+folder) by what it was measured from: the detector, its sample, ast-grep-py's build and the
 bound. ``validate`` measures again only a detector that is new or changed, or whose sample
 changed; a costly detector is never remembered, so it is rejected on every run.
 
@@ -37,9 +37,11 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+import ast_grep_py
+from ast_grep_py import SgRoot
 
 from .atomic import write_atomic
 from .detector_growth import (
@@ -131,7 +133,7 @@ class CostRecord:
         #: What every key is made of besides the detector and its examples.
         self._salt = {
             "package": hashlib.sha256("\0".join(self._package).encode()).hexdigest(),
-            "ast_grep_py": _version("ast-grep-py"),
+            "ast_grep_py": _matcher_build(),
             "max_cost": MAX_COST,
             "baseline": BASELINE,
             "growth": {
@@ -155,7 +157,7 @@ class CostRecord:
 
     def key(self, probe: Probe) -> str:
         """What ``probe`` is measured from, as a digest: its config, its examples with their
-        markers' rule ids left out, the sample, ast-grep's version and the bounds."""
+        markers' rule ids left out, the sample, ast-grep-py's build and the bounds."""
         examples = [_MARKER_ID.sub(r"\1R:", code) for code in probe.examples]
         text = json.dumps(
             {"config": probe.config, "examples": examples, **self._salt}, sort_keys=True
@@ -183,11 +185,15 @@ class CostRecord:
         self._costs, self._new = kept, {}
 
 
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "unknown"
+def _matcher_build() -> str:
+    """ast-grep-py's compiled module, by name, size and modification time: another build of
+    the matcher (a new version, a reinstall) measures every detector again."""
+    folder = Path(ast_grep_py.__file__).resolve().parent
+    return ";".join(
+        f"{path.name}:{path.stat().st_size}:{path.stat().st_mtime_ns}"
+        for path in sorted(folder.iterdir())
+        if path.suffix in (".so", ".pyd")
+    )
 
 
 def cost_diagnostics(
@@ -373,9 +379,6 @@ def _worker() -> None:
     package's and its examples'), and a line with its CPU seconds over the generated files
     (``-`` when the first line is already over the bound). A probe over a bound is timed twice
     more and its fastest run reported: on a loaded machine one run can stall."""
-    # The worker alone parses code: importing ast-grep is not the parent's business.
-    from ast_grep_py import SgRoot
-
     request = json.loads(sys.stdin.buffer.read())
     package = [SgRoot(source, "python").root() for source in request["package"]]
     examples = [SgRoot(source, "python").root() for source in request["examples"]]
