@@ -25,6 +25,7 @@ class LibraryBundleHook(BuildHookInterface):
         sys.path.insert(0, str(root / "tools"))
         try:
             # The package being built, from its source tree: it is not installed here.
+            from rlt_rules.facts.about import PACKAGED_VERSION
             from rlt_rules.library.model import LibraryError
             from rlt_rules.project.discover import PACKAGED, build_bundle
         finally:
@@ -41,6 +42,10 @@ class LibraryBundleHook(BuildHookInterface):
         build_data["force_include"][str(root / "mkdocs.yml")] = (
             f"rlt_rules/{PACKAGED.parent.as_posix()}/mkdocs.yml"
         )
+        # The version, read at start without importlib.metadata (rlt_rules.facts.about).
+        version_file = self._folder / "VERSION"
+        version_file.write_text(f"{self.metadata.version}\n", encoding="utf-8")
+        build_data["force_include"][str(version_file)] = f"rlt_rules/{PACKAGED_VERSION.as_posix()}"
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         folder = getattr(self, "_folder", None)

@@ -223,3 +223,28 @@ def test_costs_within_the_bound_are_remembered_and_a_costly_one_is_not(
     (cheap / "R02.yaml").write_text(text.replace("#> ", "#>  ", 1), encoding="utf-8")
     cost_diagnostics(check_records(cheap).rule_docs, CostRecord(record_file))
     assert measured == [1]
+
+
+def test_a_repeated_detector_is_measured_once_and_marker_ids_do_not_change_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first run with nothing remembered times each key once, however many detectors share
+    it; an example's markers are read without their rule id (a copied or renumbered rule keeps
+    its costs), while a change to the code is a different key."""
+    measured: list[int] = []
+    real_measure = detector_cost.measure
+
+    def counted(probes, package):
+        measured.append(len(probes))
+        return real_measure(probes, package)
+
+    monkeypatch.setattr(detector_cost, "measure", counted)
+    docs = check_records(with_detector(tmp_path, {"kind": "call"})).rule_docs
+    assert cost_diagnostics([*docs, *docs], CostRecord(None)) == []
+    assert measured == [sum(len(doc.data.get("detectors") or []) for doc in docs)]
+
+    record = CostRecord(None)
+    config = {"rule": {"kind": "call"}}
+    key = record.key(Probe(config, ("f(x)  # R03: why\n",)))
+    assert record.key(Probe(config, ("f(x)  # R1003: why\n",))) == key
+    assert record.key(Probe(config, ("f(y)  # R03: why\n",))) != key

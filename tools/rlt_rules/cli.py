@@ -11,41 +11,40 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
 
-from .commands import exam as exam_command
-from .commands import examples as examples_command
-from .commands import export as export_command
-from .commands import findings as findings_command
-from .commands import mcp as mcp_command
-from .commands import release as release_command
-from .commands import review as review_command
-from .commands import scan as scan_command
-from .commands import schema as schema_command
-from .commands import site as site_command
-from .commands import validate as validate_command
 from .commands.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
 from .files.atomic import WriteRefused
 from .library.model import LibraryError
 from .project.discover import version_text
 
-#: Every command group, in the order ``--help`` lists them.
-COMMAND_MODULES = (
-    validate_command,
-    examples_command,
-    export_command,
-    findings_command,
-    review_command,
-    mcp_command,
-    scan_command,
-    exam_command,
-    site_command,
-    release_command,
-    schema_command,
-)
+#: Every command, in the order ``--help`` lists them, and its module under
+#: :mod:`rlt_rules.commands` (a module may add several). A command imports only its own module
+#: (as pip's command table does): ``rlt-rules scan`` starts without the site builder, the exam
+#: or the MCP server. ``--help``, a misspelt command and ``--version`` import them all.
+COMMANDS = {
+    "validate": "validate",
+    "examples": "examples",
+    "export": "export",
+    "show": "export",
+    "list": "export",
+    "findings": "findings",
+    "review-context": "review",
+    "mcp": "mcp",
+    "scan": "scan",
+    "exam": "exam",
+    "site": "site",
+    "release": "release",
+    "new": "release",
+    "diff": "release",
+    "schema": "schema",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``argv``: with its command's subparser only when ``argv`` starts with
+    a command's name, else with every command's."""
     parser = argparse.ArgumentParser(
         prog="rlt-rules",
         description="Validate, list, export and publish the Rlt Refactor rule library.",
@@ -57,8 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="print rlt-rules' version and the library it reads here, and where it came from",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMAND_MODULES:
-        module.add_parser(subparsers)
+    words = sys.argv[1:] if argv is None else argv
+    named = COMMANDS.get(words[0]) if words else None
+    wanted = [named] if named is not None else dict.fromkeys(COMMANDS.values())
+    for module in wanted:
+        import_module(f"{__package__}.commands.{module}").add_parser(subparsers)
     return parser
 
 
@@ -71,7 +73,7 @@ class _Version(argparse.Action):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return args.handler(args)

@@ -14,9 +14,15 @@ generated files, one :data:`~rlt_rules.detectors.growth.GROWTH_FACTOR` times the
 files and rejected there.
 
 A cost within the bound is remembered (:class:`CostRecord`, a JSON file in the user's cache
-folder) by what it was measured from: the detector, its sample, ast-grep's version and the
+folder) by what it was measured from: the detector, its sample, ast-grep-py's build and the
 bound. ``validate`` measures again only a detector that is new or changed, or whose sample
 changed; a costly detector is never remembered, so it is rejected on every run.
+
+Detectors with the same key are measured once per run, also on a first run with nothing
+remembered: the key reads an example's ``# Rnn:`` markers without their rule id (a comment's
+words change no cost: ast-grep's regular expressions run in linear time, and a comment is one
+leaf whatever it says), so a rule copied or renumbered keeps its detectors' costs, and a
+library that repeats a detector times it once.
 """
 
 from __future__ import annotations
@@ -24,15 +30,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import selectors
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+import ast_grep_py
+from ast_grep_py import SgRoot
 
 from ..detectors.growth import (
     GROWTH_BOUND,
@@ -60,6 +69,8 @@ CACHE_DIR_ENV = "RLT_RULES_CACHE_DIR"
 COST_FILE = "detector-costs.json"
 #: At most this many remembered costs (the oldest are dropped first).
 MAX_REMEMBERED = 20_000
+#: A marker's rule id in an example (``# R03:``), which the cost key reads as ``# R:``.
+_MARKER_ID = re.compile(r"(#\s*)R\d{2,}:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +133,7 @@ class CostRecord:
         #: What every key is made of besides the detector and its examples.
         self._salt = {
             "package": hashlib.sha256("\0".join(self._package).encode()).hexdigest(),
-            "ast_grep_py": _version("ast-grep-py"),
+            "ast_grep_py": _matcher_build(),
             "max_cost": MAX_COST,
             "baseline": BASELINE,
             "growth": {
@@ -145,17 +156,21 @@ class CostRecord:
         return self._package
 
     def key(self, probe: Probe) -> str:
+        """What ``probe`` is measured from, as a digest: its config, its examples with their
+        markers' rule ids left out, the sample, ast-grep-py's build and the bounds."""
+        examples = [_MARKER_ID.sub(r"\1R:", code) for code in probe.examples]
         text = json.dumps(
-            {"config": probe.config, "examples": probe.examples, **self._salt}, sort_keys=True
+            {"config": probe.config, "examples": examples, **self._salt}, sort_keys=True
         )
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def known(self, probe: Probe) -> float | None:
-        return self._costs.get(self.key(probe))
+    def known(self, key: str) -> float | None:
+        """The remembered cost under ``key`` (:meth:`key`), if any."""
+        return self._costs.get(key)
 
-    def remember(self, probe: Probe, cost: Cost) -> None:
+    def remember(self, key: str, cost: Cost) -> None:
         if not cost.over and cost.ratio is not None:
-            self._new[self.key(probe)] = cost.ratio
+            self._new[key] = cost.ratio
 
     def save(self) -> None:
         if self._path is None or not self._new:
@@ -170,11 +185,15 @@ class CostRecord:
         self._costs, self._new = kept, {}
 
 
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "unknown"
+def _matcher_build() -> str:
+    """ast-grep-py's compiled module, by name, size and modification time: another build of
+    the matcher (a new version, a reinstall) measures every detector again."""
+    folder = Path(ast_grep_py.__file__).resolve().parent
+    return ";".join(
+        f"{path.name}:{path.stat().st_size}:{path.stat().st_mtime_ns}"
+        for path in sorted(folder.iterdir())
+        if path.suffix in (".so", ".pyd")
+    )
 
 
 def cost_diagnostics(
@@ -201,12 +220,21 @@ def cost_diagnostics(
                         else {}
                     ),
                 }
-                placed.append((doc, index, detector, Probe(config, examples)))
-    unknown = [entry for entry in placed if record.known(entry[3]) is None]
+                probe = Probe(config, examples)
+                placed.append((doc, index, detector, record.key(probe), probe))
+    # Each key not remembered is measured once, however many detectors share it.
+    unknown: dict[str, Probe] = {}
+    for *_, key, probe in placed:
+        if record.known(key) is None:
+            unknown.setdefault(key, probe)
+    keys = list(unknown)
+    costs = {keys[cost.index]: cost for cost in measure(list(unknown.values()), record.package)}
     found = []
-    for cost in measure([probe for *_, probe in unknown], record.package):
-        doc, index, detector, probe = unknown[cost.index]
-        record.remember(probe, cost)
+    for doc, index, detector, key, _ in placed:
+        cost = costs.get(key)
+        if cost is None:
+            continue
+        record.remember(key, cost)
         if not cost.over:
             continue
         path = ("detectors", index, "rule")
@@ -351,9 +379,6 @@ def _worker() -> None:
     package's and its examples'), and a line with its CPU seconds over the generated files
     (``-`` when the first line is already over the bound). A probe over a bound is timed twice
     more and its fastest run reported: on a loaded machine one run can stall."""
-    # The worker alone parses code: importing ast-grep is not the parent's business.
-    from ast_grep_py import SgRoot
-
     request = json.loads(sys.stdin.buffer.read())
     package = [SgRoot(source, "python").root() for source in request["package"]]
     examples = [SgRoot(source, "python").root() for source in request["examples"]]

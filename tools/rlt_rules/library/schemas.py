@@ -49,10 +49,19 @@ class SchemaChecker:
     errors of a value the decider rejected, with the paths and keywords the diagnostics are
     worded from (:mod:`rlt_rules.library.schema_errors`). Patterns match the same way in both: the
     explainer's ``pattern`` asks jsonschema-rs (ECMA 262, as Ajv and check-jsonschema do: ``$``
-    does not match before a final newline, as Python's ``re`` does)."""
+    does not match before a final newline, as Python's ``re`` does).
+
+    The explainer is compiled when a value is first rejected (checking the schema against its
+    meta-schema and inlining its references take longer than deciding a whole library)."""
 
     decider: jsonschema_rs.Draft202012Validator
-    explainer: jsonschema.protocols.Validator
+    name: str
+
+    @property
+    def explainer(self) -> jsonschema.protocols.Validator:
+        """The schema's jsonschema validator (:func:`validator_for`, :func:`bundle_validator`),
+        compiled once."""
+        return bundle_validator() if self.name == BUNDLE_SCHEMA else validator_for(self.name)
 
     def errors(self, instance: Any) -> list[jsonschema.ValidationError]:
         """Every error of ``instance``: none when the decider finds it valid."""
@@ -80,8 +89,7 @@ class SchemaChecker:
 @cache
 def checker(name: str) -> SchemaChecker:
     """The schema ``name``'s :class:`SchemaChecker`, compiled once and reused for every record."""
-    explainer = bundle_validator() if name == BUNDLE_SCHEMA else validator_for(name)
-    return SchemaChecker(jsonschema_rs.validator_for(load_schema(name)), explainer)
+    return SchemaChecker(jsonschema_rs.validator_for(load_schema(name)), name)
 
 
 def _ecma_pattern(

@@ -67,7 +67,7 @@ def fit_each(
     shown = {rule.id: inert_rule(rule) for rule in rules}
     texts: dict[tuple[str, Detail, bool], str] = {}
 
-    def text(rule: Rule, detail: Detail, with_anchors: bool = False) -> str:
+    def text(rule: Rule, detail: Detail, *, with_anchors: bool = False) -> str:
         key = (rule.id, detail, with_anchors)
         if key not in texts:
             texts[key] = rule_text(
@@ -90,7 +90,9 @@ def fit_each(
         if anchored and after is Detail.FULL:  # the listed triggers' anchors before the rest
             for rule in rules:
                 if levels[rule.id] is Detail.GUIDANCE:
-                    cost = len(text(rule, Detail.GUIDANCE, True)) - len(text(rule, Detail.GUIDANCE))
+                    cost = len(text(rule, Detail.GUIDANCE, with_anchors=True)) - len(
+                        text(rule, Detail.GUIDANCE)
+                    )
                     if used + cost <= budget:
                         with_anchors.add(rule.id)
                         used += cost
@@ -98,7 +100,9 @@ def fit_each(
             if levels[rule.id] is not before:
                 continue
             cited = rule.id in with_anchors
-            cost = len(text(rule, after, cited)) - len(text(rule, before, cited))
+            cost = len(text(rule, after, with_anchors=cited)) - len(
+                text(rule, before, with_anchors=cited)
+            )
             if used + cost <= budget:
                 levels[rule.id] = after
                 used += cost
@@ -106,7 +110,7 @@ def fit_each(
     for rule in rules:
         if rule.id in headings:
             pieces.append(headings[rule.id])
-        pieces.append(text(rule, levels[rule.id], rule.id in with_anchors))
+        pieces.append(text(rule, levels[rule.id], with_anchors=rule.id in with_anchors))
     listing = _SEPARATOR.join(pieces)
     assert len(listing) == used, (len(listing), used)
     listed = tuple((rule.id, levels[rule.id]) for rule in rules)
