@@ -9,14 +9,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from rlt_rules.site.practice import practice_items
-
 pytest.register_assert_rewrite("site_fixtures")
 pytest_plugins = ["site_fixtures"]
 
 from site_fixtures import BuiltSite  # noqa: E402
-from test_browser import PRACTICE_LOADED_MS, _page_at  # noqa: E402
-from test_display_browser import ALL_TABS  # noqa: E402
+from test_browser import _page_at  # noqa: E402
+from test_display_browser import ALL_TABS, answered_practice  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -133,19 +131,7 @@ def test_practice_code_wraps_between_tokens(
     browser, site_url: str, built_site: BuiltSite, width: int
 ) -> None:
     """Every program of the whole library's practice, answered: its lines and its diff."""
-    items = practice_items(built_site.library)
-    answered = {item.key: {"right": True, "tries": 1} for item in items}
-    with _page_at(browser, width=width) as page:
-        page.goto(f"{site_url}learn/practice/?seed=9")
-        page.evaluate(
-            "progress => localStorage.setItem('rlt-rules.practice', JSON.stringify(progress))",
-            answered,
-        )
-        page.reload()
-        expect(page.locator("[data-rlt-practice][data-rlt-loaded=true]")).to_have_count(
-            1, timeout=PRACTICE_LOADED_MS
-        )
-        expect(page.locator("[data-rlt-reveal]")).to_have_count(len(items))
+    with answered_practice(browser, site_url, built_site, width=width) as page:
         found = page.evaluate(WRAP_DEFECTS)
     assert found["wrapped"] > 0
     _assert_no_defect(found, f"practice at {width} px")

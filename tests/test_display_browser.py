@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -134,11 +136,12 @@ def test_every_code_line_is_visible_on_rule_pages_lessons_and_the_review(
     assert checked >= len(_pages(built_site))
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_every_code_line_is_visible_in_answered_practice(
-    browser, site_url: str, built_site: BuiltSite, width: int
-) -> None:
-    """Every program of the whole library's practice, answered: its lines and its diff."""
+@contextmanager
+def answered_practice(
+    browser, site_url: str, built_site: BuiltSite, *, width: int
+) -> Iterator[Page]:
+    """The practice page of the whole library with every item answered (its lines and its diff
+    shown), at ``width`` px."""
     items = practice_items(built_site.library)
     answered = {item.key: {"right": True, "tries": 1} for item in items}
     with _page_at(browser, width=width) as page:
@@ -152,6 +155,16 @@ def test_every_code_line_is_visible_in_answered_practice(
             1, timeout=PRACTICE_LOADED_MS
         )
         expect(page.locator("[data-rlt-reveal]")).to_have_count(len(items))
+        yield page
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_code_line_is_visible_in_answered_practice(
+    browser, site_url: str, built_site: BuiltSite, width: int
+) -> None:
+    """Every program of the whole library's practice, answered: its lines and its diff."""
+    items = practice_items(built_site.library)
+    with answered_practice(browser, site_url, built_site, width=width) as page:
         checked = _assert_every_line_visible(page, f"practice at {width} px")
         # Titles there too show their code spans as code.
         for item in items:
