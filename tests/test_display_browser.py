@@ -241,12 +241,25 @@ def test_rule_page_examples_have_line_numbers(
             number_box = first_line.evaluate(
                 "line => { const r = line.getBoundingClientRect(); return r.left; }"
             )
+            # Where its first visible character is drawn (a highlighted line's box reaches
+            # under the numbers: the text, not the boxes, must start after them).
             text_left = first_line.evaluate(
-                """line => { const range = document.createRange();
-                   range.selectNodeContents(line);
-                   return [...range.getClientRects()].find(r => r.width > 0).left; }"""
+                """line => {
+                   const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+                   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                     const at = node.data.search(/\\S/);
+                     if (at < 0) continue;
+                     const range = document.createRange();
+                     range.setStart(node, at);
+                     range.setEnd(node, at + 1);
+                     return range.getBoundingClientRect().left;
+                   }
+                   return -1; }"""
             )
-            assert text_left > number_box + 10, "the program's text starts after its numbers"
+            assert text_left > number_box + 10, (
+                f"{rule.id} {example.kind}-{example.name}: the program's text starts after its "
+                f"numbers ({text_left} px, numbers from {number_box} px)"
+            )
 
 
 def test_titles_show_code_spans_as_code_and_pair_names_as_written(
