@@ -33,6 +33,9 @@ MARKER = re.compile(r"^#\s*(?P<rule_id>R\d{2,}):")
 _MARKER_TEXT = re.compile(r"#\s*R\d{2,}:")
 #: A comment that opens with a rule id but no colon: a marker written wrong ("# R08 why").
 _MARKER_WITHOUT_COLON = re.compile(r"^#\s*(?P<rule_id>R\d{2,})(?![\d:])")
+#: Its text anywhere: code without it is not tokenized a second time (every example's markers
+#: are, once, by :func:`markers`).
+_COLONLESS_TEXT = re.compile(r"#\s*R\d{2,}(?![\d:])")
 
 #: Every pair of the library reaches at least this similarity (difflib's ratio over lines).
 MIN_PAIR_RATIO = 0.6
@@ -70,7 +73,7 @@ def markers(code: str) -> tuple[Marker, ...]:
 def markers_without_colon(code: str) -> tuple[tuple[int, int, str], ...]:
     """Comments of ``code`` that open with a rule id and no colon (``# R08 why``): each one's
     1-based line and column and the id. Not a marker, so nothing highlights it."""
-    if re.search(r"#\s*R\d{2,}", code) is None:
+    if _COLONLESS_TEXT.search(code) is None:
         return ()
     return tuple(
         (line, column + 1, match["rule_id"])
