@@ -108,9 +108,17 @@ def engine_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def run_installed(venv: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+def installed_env(venv: Path) -> dict[str, str]:
+    """This environment with the installed venv's ``bin`` first, and nothing that points the
+    installed package back at this checkout (``VIRTUAL_ENV``, ``PYTHONPATH``)."""
+    hidden = {"VIRTUAL_ENV", "PYTHONPATH"}
+    env = {key: value for key, value in os.environ.items() if key not in hidden}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def run_installed(venv: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = installed_env(venv)
     return subprocess.run(
         [str(venv / "bin" / "rlt-rules"), *args],
         cwd=repo,
@@ -218,6 +226,7 @@ def test_the_installed_wheel_reads_the_repositorys_configuration(
 def pre_commit(repo: Path, wheels: Path, home: Path) -> subprocess.CompletedProcess[str]:
     """``pre-commit try-repo`` of this checkout's ``rlt-rules-scan`` on ``repo``'s staged files."""
     env = offline_environment(wheels)
+    env.pop("PYTHONPATH", None)  # the hook's own environment, not this checkout, runs
     env["PRE_COMMIT_HOME"] = str(home)
     return subprocess.run(
         [str(Path(sys.executable).parent / "pre-commit"), "try-repo", str(ROOT), "rlt-rules-scan"],
@@ -283,8 +292,7 @@ def test_the_pre_commit_hook_takes_no_option_from_a_file_name(wheels: Path, tmp_
 
 async def _installed_server(venv: Path, repo: Path) -> tuple[list[str], str, str]:
     """Tool names, R03's statement and the review context, from the installed server."""
-    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
-    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env = installed_env(venv)
     params = StdioServerParameters(
         command=str(venv / "bin" / "rlt-rules"), args=["mcp"], cwd=str(repo), env=env
     )

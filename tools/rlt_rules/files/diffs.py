@@ -12,7 +12,7 @@ Line ranges are the new file's: what a finding's location points at, and what
 ``rlt-rules review-context`` lists. A hunk's range runs from its first to its last line in the
 new file, context lines included (``@@ -a,b +52,76 @@`` is lines 52–127); a hunk that only
 removes lines is the one line it removed them after. A suggested patch, a different job (one
-file, applied to check it), is read by :mod:`.patch`.
+file, applied to check it), is read by :mod:`rlt_rules.findings.patch`.
 """
 
 from __future__ import annotations
