@@ -30,6 +30,8 @@ from rlt_rules import Library, load_library
 from rlt_rules.cli import main
 from rlt_rules.export import reviewers
 from rlt_rules.facts import mcp_names
+from rlt_rules.mcp_server import views
+from rlt_rules.render.answer import ANCHOR_NOTE
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "rules"
@@ -289,6 +291,28 @@ def test_a_page_holds_the_whole_rule_with_its_examples(session: Session, library
     assert "Unknown resource: rlt://rules/R99" in session.unknown_page
 
 
+def test_a_page_links_each_trigger_by_its_anchor(session: Session, library: Library) -> None:
+    """Each trigger on the page ends with its anchor, linked to that trigger on the versioned
+    page the server was given; the page says to cite it as ``trigger_anchor``."""
+    rule = library.rule("R10")
+    page = session.pages["R10"]
+    anchors = rule.anchors().triggers
+    assert len(anchors) == len(rule.triggers) > 0
+    for trigger, anchor in zip(rule.triggers, anchors, strict=True):
+        assert f"- {trigger} ([`{anchor}`]({SITE_URL}rules/R10/#{anchor}))\n" in page
+    assert page.index("Triggers:") < page.index(ANCHOR_NOTE) < page.index("Impact:")
+
+
+def test_without_a_site_address_a_page_names_anchors_unlinked(library: Library) -> None:
+    """No site URL: each anchor in code, its link relative to the site root (as ``show``)."""
+    rule = library.rule("R03")
+    page = views.page_text(library, None, rule)
+    (cite, *_) = views.rule_view(library, None, "R03", views.RuleDetail.FULL)["triggers"]
+    anchor = rule.anchors().triggers[0]
+    assert f"- {rule.triggers[0]} (`{anchor}`)\n" in page and "](rules/R03/#" not in page
+    assert cite["anchor"] == anchor and cite["url"] == f"rules/R03/#{anchor}"
+
+
 def test_the_prompt_starts_a_review_with_the_preamble(session: Session, library: Library) -> None:
     (prompt,) = session.prompts
     assert prompt.name == "review_change"
@@ -298,6 +322,7 @@ def test_the_prompt_starts_a_review_with_the_preamble(session: Session, library:
     assert "`git diff origin/main`" in session.prompt
     for tool in (mcp_names.REVIEW_CONTEXT, mcp_names.CHECK_FINDINGS, mcp_names.GET_RULE):
         assert f"`{tool}`" in session.prompt
+    assert "cite the trigger the code matches by its anchor (`trigger_anchor`)" in session.prompt
 
 
 # --- list, get, search -----------------------------------------------------------------------
@@ -355,6 +380,39 @@ def test_get_rule_at_each_detail(session: Session, library: Library) -> None:
     full = data(session, "get_full")
     assert full["text"] == session.pages["R10"]
     assert full["url"] == f"{SITE_URL}rules/R10/"
+
+
+def test_get_rule_cites_each_trigger_by_its_anchor(
+    session: Session, repo: Path, library: Library
+) -> None:
+    """At every detail, ``triggers`` gives each trigger's anchor, its versioned link and the
+    Markdown citation ``findings markdown`` renders for it; the guidance ends each trigger with
+    its anchor and says to cite it. The sample answer's anchor, which ``check_findings``
+    accepts, is among them."""
+    rule = library.rule("R03")
+    anchors = list(rule.anchors().triggers)
+    statement, guidance = data(session, "get_statement"), data(session, "get_guidance")
+    assert statement["triggers"] == guidance["triggers"]
+    assert [cite["anchor"] for cite in guidance["triggers"]] == anchors
+    for cite in guidance["triggers"]:
+        assert cite["url"] == f"{SITE_URL}rules/R03/#{cite['anchor']}"
+        assert cite["citation"].startswith("[R03, trigger: ")
+        assert cite["citation"].endswith(f"]({cite['url']})")
+    for trigger, anchor in zip(rule.triggers, anchors, strict=True):
+        assert f"- {trigger} (`{anchor}`)\n" in guidance["text"]
+        assert anchor not in statement["text"]
+    assert ANCHOR_NOTE in guidance["text"] and ANCHOR_NOTE not in statement["text"]
+    full = data(session, "get_full")
+    assert [cite["anchor"] for cite in full["triggers"]] == list(
+        library.rule("R10").anchors().triggers
+    )
+    sample = yaml.safe_load((SAMPLE / "findings.yaml").read_text(encoding="utf-8"))
+    (cited,) = [f for f in sample["findings"] if f.get("rule") == "R03" and "trigger_anchor" in f]
+    assert cited["trigger_anchor"] in anchors and data(session, "check_ok")["ok"] is True
+    answer = str(SAMPLE / "findings.yaml")
+    shown = cli(repo, "findings", "markdown", answer, "--rules", str(RULES), "--site-url", SITE_URL)
+    (cite,) = [c for c in guidance["triggers"] if c["anchor"] == cited["trigger_anchor"]]
+    assert shown.returncode == 0 and f"**Rule trigger:** {cite['citation']}\n" in shown.stdout
 
 
 def test_get_rule_bad_arguments(session: Session) -> None:

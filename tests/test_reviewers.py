@@ -36,7 +36,7 @@ from rlt_rules.facts import mcp_names
 from rlt_rules.facts.about import VERSION
 from rlt_rules.files.owned import MANIFEST
 from rlt_rules.library.schemas import load_schema
-from rlt_rules.render.answer import SCHEMA_NAME, example
+from rlt_rules.render.answer import ANCHOR_NOTE, SCHEMA_NAME, example
 from rlt_rules.render.digest import Detail, applicable_rules, rule_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,7 +192,30 @@ def test_claude_subagent_reads_and_searches_only_and_answers_in_the_findings_for
         assert paragraph in body or library.title != "Rlt Refactor"
     assert "## How to answer" in body and f"schema/{SCHEMA_NAME}" in body
     for rule in applicable_rules(library):
-        assert rule_text(rule, Detail.FULL, SITE_URL, level=4) in body
+        assert rule_text(rule, Detail.FULL, SITE_URL, level=4, anchored=True) in body
+
+
+def test_claude_subagent_lists_each_triggers_anchor_and_says_to_cite_it(
+    library: Library,
+) -> None:
+    """As ``review-context``: every applicable rule's triggers end with their anchors, in the
+    listing's order (by category), and the answer's section says to cite one as
+    ``trigger_anchor``, its example too."""
+    body = split_front_matter(tree(library)[CLAUDE])[1]
+    # A trigger's anchor ends its last line (the lifecycle fixture has a two-line trigger).
+    listed = re.findall(r" \(`(trigger-[a-z0-9-]+)`\)$", body, re.MULTILINE)
+    applicable = applicable_rules(library)
+    in_listing = [
+        rule
+        for category in library.categories
+        for rule in library.rules_in(category.id)
+        if rule in applicable
+    ]
+    expected = [anchor for rule in in_listing for anchor in rule.anchors().triggers]
+    assert listed == expected and len(listed) > 0
+    answer = body[body.index("## How to answer") :]
+    assert ANCHOR_NOTE in answer
+    assert example(library, anchored=True) in answer and "    trigger_anchor: trigger-" in answer
 
 
 def test_the_answer_example_is_a_valid_review(library: Library) -> None:

@@ -41,13 +41,21 @@ class Listing:
     level: int
     #: What made ``shown`` inert (and keeps the rules' pieces), when the caller has it.
     inert: InertRules | None = None
+    #: Each trigger ends with its anchor, for a finding's ``trigger_anchor``.
+    anchored: bool = False
 
     def encoded(self) -> bytes:
         """Encoded piece by piece: the listing of a large library never exists as one ``str``
         (two or four bytes per character once it holds one "—")."""
         inert = known_rules(self.library, self.shown, self.inert)
         pieces = rule_pieces(
-            self.library, self.detail, self.site_url, self.level, by_category=True, inert=inert
+            self.library,
+            self.detail,
+            self.site_url,
+            self.level,
+            by_category=True,
+            inert=inert,
+            anchored=self.anchored,
         )
         return b"".join(piece.encode("utf-8") for piece in pieces)
 

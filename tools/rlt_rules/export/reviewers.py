@@ -267,7 +267,8 @@ def claude_agent(
     *,
     inert: InertRules | None = None,
 ) -> bytes:
-    """A Claude Code subagent that reviews a change and answers in the findings format."""
+    """A Claude Code subagent that reviews a change and answers in the findings format, each
+    rule in full with its triggers' anchors, which a finding cites (as ``review-context``)."""
     description = (
         f"Reviews a code change against the {library.title} rules ({library.id_span()}) and "
         "answers with findings in the rlt-rules findings format (YAML). Use after changing "
@@ -297,9 +298,12 @@ def claude_agent(
         *shown.preamble,
         scope(globs),
         "## Rules",
-        Listing(library, shown, site_url, Detail.FULL, level=4, inert=inert),
+        Listing(library, shown, site_url, Detail.FULL, level=4, inert=inert, anchored=True),
         *answer_blocks(
-            library, site_url, check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE"
+            library,
+            site_url,
+            check=f"{NAME} findings check ANSWER.yaml --repo . --diff CHANGE",
+            anchored=True,
         ),
     ]
     return encoded(blocks)

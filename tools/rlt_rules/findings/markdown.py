@@ -20,7 +20,7 @@ from collections.abc import Callable
 from ..library.model import Library
 from ..render.code import code_span, fenced
 from ..render.inert import md_prose
-from ..render.links import cite_label, rule_url
+from ..render.links import cite_markdown, rule_url
 from ..render.text import rule_heading, visible
 from .model import Finding, Review
 
@@ -122,9 +122,4 @@ def _cited_trigger(finding: Finding, library: Library, link_for: Callable[[str],
     rule = library.rule(finding.rule)
     texts = dict(zip(rule.anchors().triggers, rule.triggers, strict=True))
     text = texts.get(finding.trigger_anchor, finding.trigger_anchor)  # checked: always found
-    label = md_prose(
-        f"{rule.id}, {cite_label('trigger', text)}",
-        at_line_start=False,
-        link_text=True,
-    )
-    return f"[{label}]({link_for(rule.id)}#{finding.trigger_anchor})"
+    return cite_markdown(rule.id, "trigger", text, f"{link_for(rule.id)}#{finding.trigger_anchor}")

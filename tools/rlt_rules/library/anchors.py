@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 #: An anchor keeps this many words of its item's text, then this many hex digits of its hash.
@@ -20,7 +21,8 @@ def cite_anchor(kind: str, text: str) -> str:
     source text is ``text``: ``trigger-set-calls-on-a-3f2a1c``, its kind, its first words and
     the start of the text's SHA-256. Made from the item's own text, so that editing, adding or
     reordering the rule's other items never moves it."""
-    words = [word.lower() for word in _ANCHOR_WORD.findall(text)[:ANCHOR_WORDS]]
+    # The first words only: an example's text is its whole program.
+    words = [word[0].lower() for word in islice(_ANCHOR_WORD.finditer(text), ANCHOR_WORDS)]
     digest = hashlib.sha256(text.encode()).hexdigest()[:ANCHOR_HASH_CHARS]
     return "-".join([kind, *words, digest])
 

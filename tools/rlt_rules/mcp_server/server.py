@@ -176,7 +176,9 @@ def build_server(
         mcp_names.GET_RULE,
         "One rule as Markdown: `statement` (the authors' words), `guidance` (triggers and "
         "correction: what to spot and what to do) or `full` (its whole page: rationale, "
-        "impact and runnable bad/good examples).",
+        "impact and runnable bad/good examples). Each trigger ends with its anchor; "
+        "`triggers` gives each anchor (a finding's `trigger_anchor`) with its link and a "
+        "Markdown citation.",
     )
     def get_rule(
         rule_id: Annotated[str, Field(description="the rule's id, e.g. R03")],

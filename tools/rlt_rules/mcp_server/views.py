@@ -17,9 +17,10 @@ from typing import TypedDict
 from ..facts import mcp_names
 from ..files.errors import InputError
 from ..library.model import Library, Rule, Status, id_span
+from ..render.answer import ANCHOR_NOTE
 from ..render.digest import Detail, rule_text
 from ..render.inert import inert_library, inert_rule
-from ..render.links import rule_url
+from ..render.links import cite_markdown, cite_url, rule_url
 from ..render.markdown import join_blocks, rule_blocks
 from ..render.text import first_sentence
 
@@ -57,6 +58,17 @@ class RuleListing(TypedDict):
     rules: list[RuleSummary]
 
 
+class CitedTrigger(TypedDict):
+    """How a finding or a review comment cites one trigger of a rule."""
+
+    #: The trigger's anchor on its rule's page: a finding's ``trigger_anchor``.
+    anchor: str
+    #: The rule's page at that trigger (relative to the site root without a site URL).
+    url: str
+    #: ``[R03, trigger: first words…](url)``, for a review comment.
+    citation: str
+
+
 class RuleView(TypedDict):
     id: str
     title: str
@@ -66,6 +78,7 @@ class RuleView(TypedDict):
     url: str
     detail: str
     text: str
+    triggers: list[CitedTrigger]
 
 
 class SearchHit(TypedDict):
@@ -135,14 +148,29 @@ def find_rule(library: Library, rule_id: str) -> Rule:
         ) from None
 
 
+def cited_triggers(rule: Rule, site_url: str | None) -> list[CitedTrigger]:
+    """Each trigger of ``rule`` by its anchor (:meth:`~rlt_rules.library.model.Rule.anchors`),
+    with its link and citation."""
+    cites: list[CitedTrigger] = []
+    for text, anchor in zip(rule.triggers, rule.anchors().triggers, strict=True):
+        url = cite_url(site_url, rule.id, anchor)
+        cites.append(
+            {"anchor": anchor, "url": url, "citation": cite_markdown(rule.id, "trigger", text, url)}
+        )
+    return cites
+
+
 def rule_view(library: Library, site_url: str | None, rule_id: str, detail: RuleDetail) -> RuleView:
-    """One rule at ``detail``, as Markdown, with what identifies it."""
+    """One rule at ``detail``, as Markdown, with what identifies it and (at every detail) how
+    to cite each of its triggers; the text's triggers end with their anchors."""
     rule = find_rule(library, rule_id)
     if detail is RuleDetail.FULL:
         text = page_text(library, site_url, rule)
+    elif detail is RuleDetail.STATEMENT:
+        text = rule_text(rule, Detail.STATEMENT, site_url, level=2) + "\n"
     else:
-        level = Detail.STATEMENT if detail is RuleDetail.STATEMENT else Detail.GUIDANCE
-        text = rule_text(rule, level, site_url, level=2) + "\n"
+        text = rule_text(rule, Detail.GUIDANCE, site_url, level=2, anchored=True)
+        text += f"\n\n{ANCHOR_NOTE}\n"
     return {
         "id": rule.id,
         "title": rule.title,
@@ -152,15 +180,23 @@ def rule_view(library: Library, site_url: str | None, rule_id: str, detail: Rule
         "url": rule_url(site_url, rule.id),
         "detail": str(detail),
         "text": text,
+        "triggers": cited_triggers(rule, site_url),
     }
 
 
 def page_text(library: Library, site_url: str | None, rule: Rule) -> str:
     """A rule's page as Markdown: its category and address, then everything the site's page
-    holds, examples included (the resource ``rlt://rules/R03``)."""
+    holds, examples included (the resource ``rlt://rules/R03``). Each trigger ends with its
+    anchor, linked to the trigger on the published page when the site's address is known."""
     shown = inert_rule(rule)
     category = inert_library(library).category(rule.category).title
-    blocks = rule_blocks(shown, 1, full=True)
+    marks = tuple(
+        f"[`{cite['anchor']}`]({cite['url']})" if site_url else f"`{cite['anchor']}`"
+        for cite in cited_triggers(rule, site_url)
+    )
+    blocks = rule_blocks(shown, 1, full=True, marks=marks)
+    after_triggers = blocks.index("Triggers:") + 2
+    blocks.insert(after_triggers, ANCHOR_NOTE)
     where = f"Category: {category}. Library: {library.title} {library.version}."
     where += f" Page: {rule_url(site_url, rule.id)}" if site_url else ""
     return join_blocks([blocks[0], where, *blocks[1:]])
@@ -291,7 +327,8 @@ def review_prompt(library: Library, base: str | None) -> str:
         f"1. Call {change}: it gives the rules, the files and line ranges the change touches "
         "and the findings format to answer in.",
         "2. Read the changed code and its callers. Before citing a rule, read it with "
-        f"`{mcp_names.GET_RULE}` (`detail: full` has its examples); `{mcp_names.SEARCH_RULES}` "
+        f"`{mcp_names.GET_RULE}` (`detail: full` has its examples) and cite the trigger the "
+        f"code matches by its anchor (`trigger_anchor`); `{mcp_names.SEARCH_RULES}` "
         f"finds rules by words and `{mcp_names.SCAN_CODE}` points at code shaped like a rule's "
         "triggers, for you to judge.",
         f"3. Write the answer and call `{mcp_names.CHECK_FINDINGS}` with it (and the same diff "

@@ -25,7 +25,7 @@ from enum import StrEnum
 from ..library.model import Library, Rule, Status
 from .inert import InertRules, inert_rule, md_text
 from .links import rule_url, site_base
-from .markdown import bullet_list
+from .markdown import bullet_list, cited
 from .text import rule_heading
 
 #: Counts a text; additive: ``measure(a + b) == measure(a) + measure(b)``.
@@ -103,8 +103,7 @@ def rule_text(
     if detail is not Detail.STATEMENT:
         triggers = shown.triggers
         if anchored:
-            anchors = rule.anchors().triggers
-            triggers = tuple(f"{t} (`{a}`)" for t, a in zip(triggers, anchors, strict=True))
+            triggers = cited(triggers, tuple(f"`{a}`" for a in rule.anchors().triggers))
         blocks += ["Triggers:", bullet_list(triggers)]
         if detail is Detail.FULL:
             blocks.append(f"Impact: {shown.impact}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .inert import md_prose
+
 #: Words of an item's text a citation's label keeps.
 LABEL_WORDS = 6
 _LABEL_NOISE = re.compile(r"[`*\[\]<>]")
@@ -40,6 +42,13 @@ def cite_label(kind: str, text: str) -> str:
     words = _LABEL_NOISE.sub("", " ".join(text.split())).split(" ")
     first = " ".join(words[:LABEL_WORDS])
     return f"{kind}: {first}{'…' if len(words) > LABEL_WORDS else ''}"
+
+
+def cite_markdown(rule_id: str, kind: str, text: str, url: str) -> str:
+    """``[R03, trigger: first words…](<url>)``: the Markdown citation of a rule's item (its
+    page's "Copy citation"), the label escaped so that it renders as written."""
+    label = md_prose(f"{rule_id}, {cite_label(kind, text)}", at_line_start=False, link_text=True)
+    return f"[{label}]({url})"
 
 
 #: The site page with a section on each of ``scan``'s reports about suppression comments,

@@ -42,11 +42,17 @@ def seed_example_block(rule: Rule) -> str:
     return f"Example: {rule.seed_example}"
 
 
-def guidance_blocks(rule: Rule) -> list[str]:
-    """Triggers, impact and correction: what a reviewer looks for and reports."""
+def cited(items: tuple[str, ...], marks: tuple[str, ...]) -> tuple[str, ...]:
+    """Each item followed by its mark in parentheses (a trigger by its anchor: ``… (`a`)``)."""
+    return tuple(f"{item} ({mark})" for item, mark in zip(items, marks, strict=True))
+
+
+def guidance_blocks(rule: Rule, marks: tuple[str, ...] = ()) -> list[str]:
+    """Triggers, impact and correction: what a reviewer looks for and reports; ``marks``:
+    one per trigger, after it (:func:`cited`)."""
     return [
         "Triggers:",
-        bullet_list(rule.triggers),
+        bullet_list(cited(rule.triggers, marks) if marks else rule.triggers),
         f"Impact: {rule.impact}",
         f"Correction: {rule.correction}",
     ]
@@ -61,10 +67,11 @@ def example_blocks(example: Example, heading: str) -> list[str]:
     ]
 
 
-def rule_blocks(rule: Rule, level: int, *, full: bool) -> list[str]:
+def rule_blocks(rule: Rule, level: int, *, full: bool, marks: tuple[str, ...] = ()) -> list[str]:
     """A rule under a heading of ``level``: the seed's words, then guidance.
 
-    ``full`` adds the metadata line, rationale and every runnable example.
+    ``full`` adds the metadata line, rationale and every runnable example; ``marks``: as
+    :func:`guidance_blocks`'.
     """
     hashes = "#" * level
     blocks = [f"{hashes} {rule_heading(rule)}"]
@@ -81,7 +88,7 @@ def rule_blocks(rule: Rule, level: int, *, full: bool) -> list[str]:
     blocks.extend((rule.statement, seed_example_block(rule)))
     if full:
         blocks.append(f"Rationale: {rule.rationale}")
-    blocks.extend(guidance_blocks(rule))
+    blocks.extend(guidance_blocks(rule, marks))
     if full:
         for example in rule.examples:
             blocks.extend(example_blocks(example, "#" * (level + 1)))
