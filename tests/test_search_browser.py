@@ -164,7 +164,8 @@ def test_a_word_finds_its_inflections_and_a_word_being_typed_its_completions(
 ) -> None:
     """The index holds stems, and a query word the index knows is searched as its stem
     (site/js/search-worker.js): "blocks counted" searches what "block count" does. A word the
-    index does not know, one still being typed, is the start of a word: "hasat" finds hasattr."""
+    index does not know, one still being typed, is the start of a word: "hasat" finds hasattr,
+    and the box offers to complete it with a word as a title spells it."""
     page.goto(site_url)
     inflected, stems, typing, typed = page.evaluate(
         RUN_QUERIES, ["free blocks counted", "free block count", "hasat", "hasattr"]
@@ -172,6 +173,11 @@ def test_a_word_finds_its_inflections_and_a_word_being_typed_its_completions(
     assert stems, "free block count finds nothing"
     assert inflected == stems
     assert typed[:1] == ["rules/R10/"] and typing[:1] == typed[:1], (typing[:3], typed[:3])
+    # The search box completes a word being typed as the titles spell it, not as a stem
+    # ("polici"): R04's title says "policy".
+    page.locator("label.md-search__icon, input.md-search__input").first.click()
+    page.locator("input.md-search__input").press_sequentially("polic")
+    expect(page.locator(".md-search__suggest")).to_have_text("policy")
 
 
 # --- the rules index filter ------------------------------------------------------------------

@@ -19,10 +19,17 @@
 // section, full of the toy engine's shared words, outranks the page whose own text (title,
 // statement, triggers, search terms) holds the query. Groups are ordered here by all of their
 // entries' scores, the best counting whole, the next half, the third a third...
+//
+// Suggestions. Material completes the word being typed with a word of a matching title, as the
+// index holds it: a stem ("polici"). It is spelled here as a title spells it, the shortest
+// such word that starts with what was typed ("policy").
 "use strict";
 
 var separator = null;
 var index = null;
+var docs = [];
+var typed = "";
+var spellings = null;
 
 function words(query) {
   return query
@@ -66,21 +73,54 @@ function ranked(groups) {
     .map(function (scored) { return scored.group; });
 }
 
+function titleSpellings() {
+  if (spellings) return spellings;
+  spellings = Object.create(null);
+  docs.forEach(function (doc) {
+    String(doc.title || "")
+      .replace(/<[^>]*>/g, " ")
+      .split(separator)
+      .forEach(function (word) {
+        if (!word || !word.trim()) return;
+        var lower = word.toLowerCase();
+        var stem = index.pipeline.runString(lower)[0];
+        if (stem) (spellings[stem] = spellings[stem] || []).push(lower);
+      });
+  });
+  return spellings;
+}
+
+function spelled(stem) {
+  var words = (titleSpellings()[stem] || []).slice().sort(function (a, b) {
+    return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  });
+  var started = words.filter(function (word) { return word.indexOf(typed) === 0; });
+  return started[0] || words[0] || stem;
+}
+
 // Registered before Material's worker is loaded, so this runs first on every message and
 // Material's handler reads the words (one message object, shared by both listeners).
 self.addEventListener("message", function (event) {
   var message = event.data;
-  if (message && message.type === 0 && message.data && message.data.config)
+  if (message && message.type === 0 && message.data && message.data.config) {
     separator = new RegExp(message.data.config.separator, "g");
-  if (message && message.type === 2 && typeof message.data === "string")
+    docs = message.data.docs || [];
+    spellings = null;
+  }
+  if (message && message.type === 2 && typeof message.data === "string") {
+    typed = message.data.split(/[\s-]+/).pop().toLowerCase();
     message.data = terms(message.data);
+  }
 });
 
-// Material answers a query with postMessage (type 3: a result); its groups are ranked first.
+// Material answers a query with postMessage (type 3: a result); its groups are ranked and its
+// suggestions spelled first.
 var post = self.postMessage;
 self.postMessage = function (message) {
-  if (message && message.type === 3 && message.data && Array.isArray(message.data.items))
-    message.data.items = ranked(message.data.items);
+  var result = message && message.type === 3 ? message.data : null;
+  if (result && Array.isArray(result.items)) result.items = ranked(result.items);
+  if (result && Array.isArray(result.suggest) && index && separator)
+    result.suggest = result.suggest.map(spelled);
   return post.apply(self, arguments);
 };
 
