@@ -102,9 +102,8 @@ def _url(data: dict, key: str, path: Path) -> str | None:
     return value
 
 
-class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """Safe loading of an MkDocs configuration: ``!ENV`` resolved, other tags read as None
-    (libyaml's parser when PyYAML has it: a fifth of the pure-Python one's time)."""
+class _ConfigLoader(yaml.SafeLoader):
+    """Safe loading of an MkDocs configuration: ``!ENV`` resolved, other tags read as None."""
 
 
 def _environment(loader: yaml.SafeLoader, node: yaml.Node) -> object:
