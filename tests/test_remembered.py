@@ -113,3 +113,16 @@ def test_a_folder_with_a_link_is_checked_every_time(rules: Path, tmp_path: Path)
         load_remembered(rules, cache)
     assert "outside the rules directory" in str(raised.value.diagnostics)
     assert entries(cache) == []
+
+
+def test_an_edited_module_of_this_package_is_a_new_key(
+    rules: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check edited in a checkout, the version unchanged, never reads an old entry."""
+    package = tmp_path / "package"
+    shutil.copytree(ROOT / "tools" / "rlt_rules" / "project", package / "project")
+    monkeypatch.setattr("rlt_rules.project.remembered.PACKAGE", package)
+    before = content_key(rules)
+    module = package / "project" / "check.py"
+    module.write_text(module.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert before is not None and content_key(rules) not in (None, before)

@@ -3,7 +3,8 @@ checking the folder costs about a tenth of a second, reading the same library ba
 bundle a third of that.
 
 The key is the sha256 of every file the check reads (``library.yaml`` and the rule files, the
-``releases/*.json`` beside the folder, the JSON Schemas), with this package's version and
+``releases/*.json`` beside the folder, the JSON Schemas) and of this package's own modules (a
+check edited in a checkout, version unchanged, is a new key), with this package's version and
 ast-grep-py's build. An entry is written only for a folder that passed every check, as the
 ``rules.json`` bundle of its library (:mod:`rlt_rules.library.bundle`), atomically, one per
 folder (a newer one replaces it); it is read back with the bundle reader's own checks, so an
@@ -31,6 +32,8 @@ from ..library.schemas import schema_dir
 from ..releases import releases_dir
 from .check import load_library
 
+#: This package's folder, whose modules are part of the key (about 6 ms to read them all).
+PACKAGE = Path(__file__).resolve().parents[1]
 #: The entries' folder inside the cache folder (:func:`.detector_cost.cache_folder`).
 ENTRIES = "checked-libraries"
 
@@ -61,13 +64,15 @@ def content_key(rules_dir: Path) -> str | None:
         "rules": sorted(rules_dir.glob("*.yaml")),
         "releases": sorted(releases_dir(rules_dir).glob("*.json")),
         "schema": sorted(schema_dir().glob("*.json")),
+        "package": sorted(PACKAGE.rglob("*.py")),
     }
     for group, paths in read.items():
         for path in paths:
             content = _regular_bytes(path)
             if content is None:
                 return None
-            digest.update(f"\0{group}/{path.name}\0{len(content)}\0".encode())
+            name = path.relative_to(PACKAGE).as_posix() if group == "package" else path.name
+            digest.update(f"\0{group}/{name}\0{len(content)}\0".encode())
             digest.update(content)
     return digest.hexdigest()
 
