@@ -24,6 +24,7 @@ from mkdocs.exceptions import Abort
 from rule_edits import edit
 
 from rlt_rules import Library, load_library
+from rlt_rules.cli import main
 from rlt_rules.export import sarif
 from rlt_rules.files.comments import _scanned as scanned_comments
 from rlt_rules.files.comments import _tokenized as tokenized_comments
@@ -34,6 +35,7 @@ from rlt_rules.library.model import OUTPUT_LINE
 from rlt_rules.library.pairs import MarkerCache, marked_lines, markers
 from rlt_rules.library.validate import DocumentCache
 from rlt_rules.project.check import check_project
+from rlt_rules.project.remembered import ENTRIES
 from rlt_rules.render import sarif as sarif_parts
 from rlt_rules.render.code import fenced
 from rlt_rules.render.inert import inert_library, inert_markdown, inert_text
@@ -687,3 +689,27 @@ def test_a_rules_remembered_hash_is_that_of_its_compared_fields(library: Library
         assert renamed != rule and hash(renamed) == hash(
             tuple(getattr(renamed, f.name) for f in fields(renamed) if f.compare)
         )
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "findings"])
+def test_a_scan_with_the_remembered_library_prints_what_the_checked_one_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str
+) -> None:
+    """``rlt-rules scan`` reads a rules folder's library from the cache when the folder is
+    unchanged (``project/remembered.py``): the first run checks the folder (and writes the
+    entry), the second reads the entry; both print the same."""
+    library = load_library(ROOT / "rules")
+    code = tmp_path / "code"
+    code.mkdir()
+    for number, example in enumerate(e for rule in library.rules for e in rule.examples):
+        (code / f"example_{number:03}.py").write_text(example.code, encoding="utf-8")
+    monkeypatch.setenv("RLT_RULES_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    for _ in range(2):
+        target = tmp_path / f"scan-{len(printed)}.out"
+        argv = ["scan", "code", "--rules", str(ROOT / "rules"), "--format", output]
+        assert main([*argv, "-o", str(target)]) == 1
+        printed.append(target.read_text(encoding="utf-8"))
+        assert len(list((tmp_path / "cache" / ENTRIES).glob("*/*.json"))) == 1
+    assert printed[0] == printed[1] and "R10" in printed[0]

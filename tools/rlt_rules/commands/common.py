@@ -68,10 +68,12 @@ def add_library_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def workspace(args: argparse.Namespace) -> Workspace:
-    """The reviewed repository's settings and the library (``--rules``, else as found)."""
+def workspace(args: argparse.Namespace, *, remembered: bool = False) -> Workspace:
+    """The reviewed repository's settings and the library (``--rules``, else as found);
+    ``remembered``: a rules folder's library may come from the cache
+    (:mod:`rlt_rules.project.remembered`)."""
     try:
-        return open_workspace(args.rules, Path.cwd())
+        return open_workspace(args.rules, Path.cwd(), remembered=remembered)
     except (ConfigError, DiscoveryError) as error:
         raise UsageError(str(error)) from None
 

@@ -161,7 +161,7 @@ def run_scan(args: argparse.Namespace) -> int:
                 f"{root}: run the scan from the repository root the diff's paths are relative "
                 "to, or give --root"
             )
-    found = workspace(args)
+    found = workspace(args, remembered=True)  # a scan never shows a rule's file
     library = found.library
     try:
         plan = plan_scan(library, found.config, select=args.select, preview=args.preview)

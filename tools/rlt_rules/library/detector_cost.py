@@ -112,14 +112,18 @@ def sample() -> list[str]:
     return sources
 
 
-def default_cost_file() -> Path:
-    """``$RLT_RULES_CACHE_DIR/detector-costs.json``, else under ``$XDG_CACHE_HOME`` (or
-    ``~/.cache``) ``/rlt-rules/``."""
+def cache_folder() -> Path:
+    """``$RLT_RULES_CACHE_DIR``, else ``$XDG_CACHE_HOME`` (or ``~/.cache``) ``/rlt-rules``."""
     folder = os.environ.get(CACHE_DIR_ENV)
     if not folder:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         folder = str(Path(base) / "rlt-rules")
-    return Path(folder) / COST_FILE
+    return Path(folder)
+
+
+def default_cost_file() -> Path:
+    """``detector-costs.json`` in the :func:`cache_folder`."""
+    return cache_folder() / COST_FILE
 
 
 class CostRecord:
@@ -133,7 +137,7 @@ class CostRecord:
         #: What every key is made of besides the detector and its examples.
         self._salt = {
             "package": hashlib.sha256("\0".join(self._package).encode()).hexdigest(),
-            "ast_grep_py": _matcher_build(),
+            "ast_grep_py": matcher_build(),
             "max_cost": MAX_COST,
             "baseline": BASELINE,
             "growth": {
@@ -185,7 +189,7 @@ class CostRecord:
         self._costs, self._new = kept, {}
 
 
-def _matcher_build() -> str:
+def matcher_build() -> str:
     """ast-grep-py's compiled module, by name, size and modification time: another build of
     the matcher (a new version, a reinstall) measures every detector again."""
     folder = Path(ast_grep_py.__file__).resolve().parent

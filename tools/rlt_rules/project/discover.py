@@ -29,6 +29,7 @@ from ..library.bundle import render
 from ..library.bundle_load import load_bundle, read_bundle
 from ..library.model import Library, LibraryError
 from .check import DEFAULT_RULES_DIR, load_library
+from .remembered import load_remembered
 
 #: Where the wheel carries its library, inside the ``rlt_rules`` package.
 PACKAGED = Path("library") / "rules.json"
@@ -79,9 +80,13 @@ class LibrarySource:
             return f"--rules {shlex.quote(self.given)}"
         return None
 
-    def load(self) -> Library:
-        """The typed library; :class:`LibraryError` with every problem when it is invalid."""
-        return load_bundle(self.path) if self.is_bundle else load_library(self.path)
+    def load(self, *, remembered: bool = False) -> Library:
+        """The typed library; :class:`LibraryError` with every problem when it is invalid.
+        ``remembered``: a folder's library read back from the cache when its files are
+        unchanged (:mod:`.remembered`: its rules' ``source`` name the cache entry)."""
+        if self.is_bundle:
+            return load_bundle(self.path)
+        return load_remembered(self.path) if remembered else load_library(self.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +133,13 @@ class Workspace:
         return project_addresses(self.source.path).pages(self.library.version)
 
 
-def open_workspace(given: str | None, cwd: Path) -> Workspace:
+def open_workspace(given: str | None, cwd: Path, *, remembered: bool = False) -> Workspace:
     """The settings of the nearest ``[tool.rlt-rules]`` and the library they and ``--rules``
-    lead to. Raises :class:`~rlt_rules.files.config.ConfigError`, :class:`DiscoveryError` or
+    lead to (``remembered``: see :meth:`LibrarySource.load`). Raises
+    :class:`~rlt_rules.files.config.ConfigError`, :class:`DiscoveryError` or
     :class:`LibraryError`."""
     config = read_config(cwd)
-    return Workspace(config, find_library(given, config.library, cwd))
+    return Workspace(config, find_library(given, config.library, cwd, remembered=remembered))
 
 
 def version_text(cwd: Path) -> str:
@@ -166,10 +172,12 @@ def locate(given: str | None, configured: Path | None, cwd: Path) -> LibrarySour
     return LibrarySource(Origin.PACKAGE, packaged, str(packaged))
 
 
-def find_library(given: str | None, configured: Path | None, cwd: Path) -> Found:
+def find_library(
+    given: str | None, configured: Path | None, cwd: Path, *, remembered: bool = False
+) -> Found:
     """The library :func:`locate` finds, loaded and checked."""
     source = locate(given, configured, cwd)
-    return Found(source.load(), source)
+    return Found(source.load(remembered=remembered), source)
 
 
 def packaged_library() -> Path | None:
