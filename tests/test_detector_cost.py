@@ -189,11 +189,9 @@ def test_the_generated_files_are_python_and_grow_by_the_factor() -> None:
     assert statements[1] == 4 * statements[0]
 
 
-def test_costs_within_the_bound_are_remembered_and_a_costly_one_is_not(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A detector measured within the bound is not measured again while it, its examples and
-    the sample are unchanged; a costly one is measured (and rejected) on every run."""
+def counted_measures(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of probes of each call to ``detector_cost.measure`` from now on (which still
+    measures)."""
     measured: list[int] = []
     real_measure = detector_cost.measure
 
@@ -202,6 +200,15 @@ def test_costs_within_the_bound_are_remembered_and_a_costly_one_is_not(
         return real_measure(probes, package)
 
     monkeypatch.setattr(detector_cost, "measure", counted)
+    return measured
+
+
+def test_costs_within_the_bound_are_remembered_and_a_costly_one_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A detector measured within the bound is not measured again while it, its examples and
+    the sample are unchanged; a costly one is measured (and rejected) on every run."""
+    measured = counted_measures(monkeypatch)
     cheap = with_detector(tmp_path / "cheap", {"kind": "call", "has": {"kind": "true"}})
     costly = with_detector(tmp_path / "costly", nested(4))
     record_file = tmp_path / "costs.json"
@@ -231,14 +238,7 @@ def test_a_repeated_detector_is_measured_once_and_marker_ids_do_not_change_its_k
     """A first run with nothing remembered times each key once, however many detectors share
     it; an example's markers are read without their rule id (a copied or renumbered rule keeps
     its costs), while a change to the code is a different key."""
-    measured: list[int] = []
-    real_measure = detector_cost.measure
-
-    def counted(probes, package):
-        measured.append(len(probes))
-        return real_measure(probes, package)
-
-    monkeypatch.setattr(detector_cost, "measure", counted)
+    measured = counted_measures(monkeypatch)
     docs = check_records(with_detector(tmp_path, {"kind": "call"})).rule_docs
     assert cost_diagnostics([*docs, *docs], CostRecord(None)) == []
     assert measured == [sum(len(doc.data.get("detectors") or []) for doc in docs)]
