@@ -18,7 +18,7 @@ from material.plugins.search.plugin import Parser, SearchIndex
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.pages import Page
 
-from rlt_rules.site.search import INDEX_PATH, PreviewSearch, fold_rule_text
+from rlt_rules.site.search import INDEX_PATH, PreviewSearch, fold_rule_text, split_code
 from rlt_rules.site.search_sections import (
     ParsedSection,
     SectionMemo,
@@ -179,7 +179,8 @@ def test_every_page_of_a_site_gets_materials_sections_and_entries(
         material = SearchIndex(**search_config)
         material.add_entry_from_context(page)
         rule_page = re.fullmatch(r"rules/R\d+\.md", uri) is not None
-        if rule_page:  # as the build folds the index Material's plugin wrote
+        split_code(material.entries)  # as the build rewrites the index Material's plugin wrote
+        if rule_page:
             fold_rule_text(material.entries)
         preview.index(page, search_config, rule_page=rule_page)
         preview.restore(page)

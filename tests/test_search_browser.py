@@ -25,12 +25,12 @@ pytest_plugins = ["site_fixtures"]
 pytestmark = pytest.mark.browser
 
 QUERIES = Path(__file__).parent / "data" / "search_queries.yaml"
-#: The issue's targets over the whole set (issue 31 §1): not reached (0.898 / 0.959 on
-#: 2026-12-05, benchmarks/README.md); the report below says how far.
+#: The issue's targets over the whole set (issue 31 §1): top-1 reached, top-3 not (0.908 / 0.969
+#: on 2026-12-05, benchmarks/README.md); the report below says how far.
 TOP_1, TOP_3 = 0.9, 0.98
 #: What the site reaches today, over the whole set: a change that finds fewer fails here. Raise
 #: it with the figures; lower it never.
-FLOOR_TOP_1, FLOOR_TOP_3 = 0.89, 0.955
+FLOOR_TOP_1, FLOOR_TOP_3 = 0.9, 0.965
 
 #: Runs ``queries`` through the page's own search worker; for each, the pages of its result
 #: groups in order (Material shows one group per page, best first).

@@ -363,6 +363,28 @@ def test_a_rule_pages_first_search_entry_holds_its_triggers_and_correction(
             assert term in html.unescape(first), (rule.id, term)
 
 
+def test_search_weighs_code_below_prose(built_site: BuiltSite) -> None:
+    """Every code block is in its entry's ``code`` field, not its ``text`` (what results show),
+    and the index weighs code words below prose: the examples' shared toy engine does not
+    decide which rule a query about engine pieces finds first."""
+    index = json.loads(read(built_site, "search/search_index.json"))
+    fields = index["config"]["fields"]
+    assert fields["code"]["boost"] < fields["text"]["boost"]
+    assert not [doc["location"] for doc in index["docs"] if "<pre" in doc["text"]]
+    code: dict[str, str] = {}
+    for doc in index["docs"]:
+        page = doc["location"].split("#")[0]
+        code[page] = code.get(page, "") + doc.get("code", "")
+    for rule in built_site.library.rules:
+        for example in rule.examples:
+            program = [line for line in example.code.splitlines() if "#>" not in line]
+            line = max(program, key=len)  # a line of the program, searchable
+            assert html.escape(line.strip(), quote=False) in code[f"rules/{rule.id}/"], (
+                rule.id,
+                example.name,
+            )
+
+
 # --- the fixture library: escaping, deprecated and retired rules ---------------------------
 
 

@@ -16,6 +16,12 @@ A page's sections come from :class:`.search_sections.SectionMemo`: only the chun
 (one per heading) not parsed before are parsed again; its entries are made from them by
 Material's own ``create_entry_for_section``, as Material's plugin makes them.
 
+Every entry's code blocks (``<pre>``) are moved from its ``text`` to a ``code`` field
+(:func:`split_code`), which ``mkdocs.yml`` weighs below prose: the examples share one toy
+engine's names (``scheduler``, ``free_blocks``, ``waiting``), and counted as prose they ranked
+the rule with the most example code first for any query naming engine pieces. A word found only
+in code still finds its page. Search results show ``text``, so their teasers are prose.
+
 A rule page's first entry (its title, statement and example) also holds the text of the
 sections that say when the rule applies and what to do (:data:`RULE_TEXT_SECTIONS`):
 Material ranks a page's first entry well above its sections, and a reviewer describes the
@@ -28,6 +34,7 @@ are the same.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
@@ -45,6 +52,21 @@ _SEPARATORS = (",", ":")
 #: The sections of a rule page (their heading ids, :mod:`.rule_page`) whose text its first
 #: search entry holds too: the rule's own words, where a search for what code does looks.
 RULE_TEXT_SECTIONS = ("when-it-applies", "impact", "correction", "rationale")
+#: A code block in an entry's text, as Material's plugin keeps it (escaped HTML).
+_CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.DOTALL)
+
+
+def split_code(entries: list[dict[str, Any]]) -> None:
+    """Move each entry's code blocks from its ``text`` to its ``code`` field (one page's or a
+    whole index's entries, as Material makes them)."""
+    for entry in entries:
+        text = entry.get("text")
+        if not isinstance(text, str) or "<pre" not in text:
+            continue
+        blocks = _CODE_BLOCK.findall(text)
+        if blocks:
+            entry["text"] = _CODE_BLOCK.sub(" ", text)
+            entry["code"] = " ".join(blocks)
 
 
 def fold_rule_text(entries: list[dict[str, Any]]) -> None:
@@ -62,12 +84,13 @@ def fold_rule_text(entries: list[dict[str, Any]]) -> None:
 
 
 def fold_index_file(site_dir: str, rule_urls: Collection[str]) -> None:
-    """:func:`fold_rule_text` for each page of ``rule_urls`` in the index Material's plugin
-    wrote under ``site_dir``."""
+    """:func:`split_code` for every entry and :func:`fold_rule_text` for each page of
+    ``rule_urls`` in the index Material's plugin wrote under ``site_dir``."""
     path = Path(site_dir) / INDEX_PATH
     if not path.is_file():
         return
     index = json.loads(path.read_text(encoding="utf-8"))
+    split_code(index["docs"])
     pages: dict[str, list[dict[str, Any]]] = {}
     for entry in index["docs"]:
         pages.setdefault(entry["location"].partition("#")[0], []).append(entry)
@@ -95,13 +118,15 @@ class PreviewSearch:
         self._sections.forget_all()
 
     def index(self, page: Page, search_config: Any, *, rule_page: bool) -> None:
-        """Index ``page`` (rendered, before Material's plugin sees it; ``rule_page``: a rule's
-        page, :func:`fold_rule_text`) and hide it from Material's plugin."""
+        """Index ``page`` (rendered, before Material's plugin sees it; its code split off,
+        :func:`split_code`; ``rule_page``: a rule's page, :func:`fold_rule_text`) and hide it
+        from Material's plugin."""
         index = SearchIndex(**search_config)
         if not (page.meta.get("search") or {}).get("exclude"):  # as add_entry_from_context
             for parsed in self._sections.sections(page.file.src_uri, page.content or ""):
                 if not parsed.excluded:
                     index.create_entry_for_section(parsed.section(), page.toc, page.url, page)
+            split_code(index.entries)
             if rule_page:
                 fold_rule_text(index.entries)
         if self._config is None:
