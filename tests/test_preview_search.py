@@ -18,6 +18,7 @@ from material.plugins.search.plugin import Parser, SearchIndex
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.pages import Page
 
+from rlt_rules import Library, load_library
 from rlt_rules.site.search import INDEX_PATH, PreviewSearch, fold_rule_text, split_code
 from rlt_rules.site.search_sections import (
     ParsedSection,
@@ -158,19 +159,19 @@ def built_pages(rules: Path, site_dir: Path) -> list[Page]:
 @pytest.fixture(scope="module", params=["real", "hostile"])
 def site_pages(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[list[Page], dict]]:
+) -> Iterator[tuple[list[Page], dict, Library]]:
     rules = ROOT / "rules" if request.param == "real" else HOSTILE
     pages = built_pages(rules, tmp_path_factory.mktemp(f"{request.param}-site"))
     from mkdocs.config import load_config  # the configuration the build read, for search's
 
     config = load_config(str(ROOT / "mkdocs.yml"))
-    yield pages, dict(config.plugins["material/search"].config)
+    yield pages, dict(config.plugins["material/search"].config), load_library(rules)
 
 
 def test_every_page_of_a_site_gets_materials_sections_and_entries(
     site_pages, tmp_path: Path
 ) -> None:
-    pages, search_config = site_pages
+    pages, search_config, library = site_pages
     assert len(pages) > 10
     memo, preview = SectionMemo(), PreviewSearch()
     for page in pages:
@@ -178,11 +179,12 @@ def test_every_page_of_a_site_gets_materials_sections_and_entries(
         assert memo.sections(uri, page.content) == whole_page_sections(page.content), uri
         material = SearchIndex(**search_config)
         material.add_entry_from_context(page)
-        rule_page = re.fullmatch(r"rules/R\d+\.md", uri) is not None
+        rule_page = re.fullmatch(r"rules/(R\d+)\.md", uri)
+        anchors = library.rule(rule_page.group(1)).anchors().triggers if rule_page else None
         split_code(material.entries)  # as the build rewrites the index Material's plugin wrote
-        if rule_page:
-            fold_rule_text(material.entries)
-        preview.index(page, search_config, rule_page=rule_page)
+        if anchors is not None:
+            material.entries[:] = fold_rule_text(material.entries, anchors)
+        preview.index(page, search_config, trigger_anchors=anchors)
         preview.restore(page)
         preview.write(str(tmp_path), [uri])
         written = (tmp_path / INDEX_PATH).read_text(encoding="utf-8")
@@ -191,6 +193,6 @@ def test_every_page_of_a_site_gets_materials_sections_and_entries(
 
 def test_a_site_has_pages_the_memo_cuts(site_pages) -> None:
     """The pages are cut at their headings (not all parsed whole by a fallback)."""
-    pages, _ = site_pages
+    pages, _, _ = site_pages
     cut = [page for page in pages if len(chunks(page.content)) > 2]
     assert len(cut) > len(pages) // 2

@@ -25,12 +25,13 @@ pytest_plugins = ["site_fixtures"]
 pytestmark = pytest.mark.browser
 
 QUERIES = Path(__file__).parent / "data" / "search_queries.yaml"
-#: The issue's targets over the whole set (issue 31 §1): top-1 reached, top-3 not (0.908 / 0.969
-#: on 2026-12-05, benchmarks/README.md); the report below says how far.
+#: The issue's targets over the whole set (issue 31 §1): top-1 reached, top-3 one query short
+#: (89/98 = 0.908 and 96/98 = 0.9796 on 2026-12-05, benchmarks/README.md); the report below
+#: says how far.
 TOP_1, TOP_3 = 0.9, 0.98
 #: What the site reaches today, over the whole set: a change that finds fewer fails here. Raise
 #: it with the figures; lower it never.
-FLOOR_TOP_1, FLOOR_TOP_3 = 0.9, 0.965
+FLOOR_TOP_1, FLOOR_TOP_3 = 0.9, 0.975
 
 #: Runs ``queries`` through the page's own search worker; for each, the pages of its result
 #: groups in order (Material shows one group per page, best first).
@@ -76,18 +77,29 @@ def rule_of(location: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    top_1: float
-    top_3: float
+    firsts: int
+    threes: int
     count: int
 
+    @property
+    def top_1(self) -> float:
+        return self.firsts / self.count
+
+    @property
+    def top_3(self) -> float:
+        return self.threes / self.count
+
     def __str__(self) -> str:
-        return f"top-1 {self.top_1:.3f}, top-3 {self.top_3:.3f} ({self.count} queries)"
+        return (
+            f"top-1 {self.top_1:.4f} ({self.firsts}/{self.count}), "
+            f"top-3 {self.top_3:.4f} ({self.threes}/{self.count})"
+        )
 
 
 def score(ranked: list[tuple[Query, list[str]]]) -> Score:
     firsts = sum(rules[:1] == [query.rule] for query, rules in ranked)
     threes = sum(query.rule in rules[:3] for query, rules in ranked)
-    return Score(firsts / len(ranked), threes / len(ranked), len(ranked))
+    return Score(firsts, threes, len(ranked))
 
 
 def test_the_query_set_is_large_and_names_existing_rules(built_site) -> None:
@@ -178,6 +190,29 @@ def test_a_word_finds_its_inflections_and_a_word_being_typed_its_completions(
     page.locator("label.md-search__icon, input.md-search__input").first.click()
     page.locator("input.md-search__input").press_sequentially("polic")
     expect(page.locator(".md-search__suggest")).to_have_text("policy")
+
+
+def test_a_search_lands_on_the_trigger_it_matches(page: Page, site_url: str, built_site) -> None:
+    """Each trigger is its own search entry, at its anchor: a reviewer who types what the code
+    does gets a result that opens the rule page at the trigger to cite."""
+    rule = built_site.library.rule("R10")
+    anchor, trigger = rule.anchors().triggers[-1], rule.triggers[-1]
+    words = " ".join(re.sub(r"[`*]", "", trigger).split()[:8])
+    page.goto(site_url)
+    page.locator("label.md-search__icon, input.md-search__input").first.click()
+    page.locator("input.md-search__input").press_sequentially(words)
+    result = page.locator("li.md-search-result__item").filter(
+        has=page.locator(f'a[href$="#{anchor}"]')  # Material puts ?h=… before the #
+    )
+    expect(result).to_have_count(1)
+    link = result.locator(f'a[href$="#{anchor}"]')
+    assert "/rules/R10/" in (link.get_attribute("href") or "")
+    if not link.is_visible():  # Material folds the sections scored below the page's best
+        result.locator("details.md-search-result__more > summary").click()
+    expect(link).to_contain_text(words.split()[-1])
+    link.click()
+    expect(page).to_have_url(re.compile(rf"/rules/R10/(\?[^#]*)?#{anchor}$"))
+    expect(page.locator(f"#{anchor}")).to_be_in_viewport()
 
 
 # --- the rules index filter ------------------------------------------------------------------

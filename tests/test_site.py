@@ -356,11 +356,28 @@ def test_a_rule_pages_first_search_entry_holds_its_triggers_and_correction(
     text = {doc["location"]: doc["text"] for doc in index["docs"]}
     for rule in built_site.library.rules:
         first = text[f"rules/{rule.id}/"]
-        for section in ("when-it-applies", "impact", "correction", "rationale"):
+        for section in ("impact", "correction", "rationale"):
             assert text[f"rules/{rule.id}/#{section}"] in first, (rule.id, section)
+        for trigger in rule.anchors().triggers:
+            assert text[f"rules/{rule.id}/#{trigger}"] in first, (rule.id, trigger)
         assert _first_words(rule.triggers[-1], 3) in _text(first), rule.id
         for term in rule.search_terms:
             assert term in html.unescape(first), (rule.id, term)
+
+
+def test_each_trigger_is_a_search_entry_at_its_anchor(built_site: BuiltSite) -> None:
+    """A search for what the code does lands on the trigger to cite: "When it applies" is one
+    entry per trigger, at the trigger's anchor on the page, holding that trigger's text."""
+    index = json.loads(read(built_site, "search/search_index.json"))
+    entries = {doc["location"]: doc for doc in index["docs"]}
+    for rule in built_site.library.rules:
+        page = read(built_site, f"rules/{rule.id}/index.html")
+        assert f"rules/{rule.id}/#when-it-applies" not in entries, rule.id
+        for anchor, trigger in zip(rule.anchors().triggers, rule.triggers, strict=True):
+            assert f'id="{anchor}"' in page, (rule.id, anchor)
+            entry = entries[f"rules/{rule.id}/#{anchor}"]
+            assert entry["title"] == "When it applies"
+            assert _text(entry["text"]).startswith(_first_words(trigger, 3)), (rule.id, anchor)
 
 
 def test_search_weighs_code_below_prose(built_site: BuiltSite) -> None:

@@ -89,8 +89,9 @@ class SiteBuild:
     generated: dict[str, GeneratedPage] = field(default_factory=dict)
     listing_uri: str | None = None
     rules_by_uri: dict[str, Rule] = field(default_factory=dict)
-    #: Set by ``on_page_context``: the rule pages' URLs (their search entries, :mod:`.search`).
-    rule_urls: list[str] = field(default_factory=list)
+    #: Set by ``on_page_context``: each rule page's URL and its triggers' anchors (its search
+    #: entries, :mod:`.search`).
+    trigger_anchors: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: Set by ``on_files``: what generated pages' sections are rendered with
     #: (:func:`.sections.build_key`).
     section_key: str = ""
@@ -334,7 +335,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
         build = self._current()
         rule = build.rules_by_uri.get(page.file.src_uri)
         if rule is not None:  # its copy buttons' address (js/cite.js)
-            build.rule_urls.append(page.url)
+            build.trigger_anchors[page.url] = rule.anchors().triggers
             version = build.site.library.version
             context["rlt_published_url"] = versioned_site_url(config.site_url, version)
         if rule is not None and rule.tags:
@@ -346,7 +347,8 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
             preview.rendered(build.preview, page.file.src_uri, page.title)
             search = config.plugins.get("material/search")
             if search is not None:
-                preview.search.index(page, search.config, rule_page=rule is not None)
+                anchors = None if rule is None else build.trigger_anchors[page.url]
+                preview.search.index(page, search.config, trigger_anchors=anchors)
         return context
 
     @event_priority(-100)  # after Material's search plugin, before the page's template
@@ -393,7 +395,7 @@ class RulesPlugin(BasePlugin[RulesPluginConfig]):
                 self._preview.search.write(config.site_dir, build.page_order)
             self._preview.finished(build.preview)
         elif searched:
-            fold_index_file(config.site_dir, build.rule_urls)
+            fold_index_file(config.site_dir, build.trigger_anchors)
         if self._collector is not None:
             self._collector.build_ended()
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,9 @@ _SEPARATORS = (",", ":")
 #: The sections of a rule page (their heading ids, :mod:`.rule_page`) whose text its first
 #: search entry holds too: the rule's own words, where a search for what code does looks.
 RULE_TEXT_SECTIONS = ("when-it-applies", "impact", "correction", "rationale")
+#: The section of a rule page that lists its triggers, one ``<li>`` each.
+TRIGGERS_SECTION = "when-it-applies"
+_TRIGGER_ITEM = re.compile(r"<li>(.*?)</li>", re.DOTALL)
 #: A code block in an entry's text, as Material's plugin keeps it (escaped HTML).
 _CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.DOTALL)
 
@@ -69,33 +72,53 @@ def split_code(entries: list[dict[str, Any]]) -> None:
             entry["code"] = " ".join(blocks)
 
 
-def fold_rule_text(entries: list[dict[str, Any]]) -> None:
-    """Append to a rule page's first entry the text of its :data:`RULE_TEXT_SECTIONS`
-    (``entries``: that page's entries, first entry first, as Material makes them)."""
+def fold_rule_text(
+    entries: list[dict[str, Any]], trigger_anchors: Sequence[str]
+) -> list[dict[str, Any]]:
+    """A rule page's entries (``entries``, first entry first, as Material makes them) with the
+    text of its :data:`RULE_TEXT_SECTIONS` appended to its first entry, and its "When it
+    applies" section made one entry per trigger, at the trigger's anchor
+    (``trigger_anchors``, in the triggers' order): a search for what the code does lands on
+    the trigger to cite. A section whose items do not pair with the anchors stays whole."""
     if not entries or "#" in entries[0]["location"]:
-        return
-    first = entries[0]
+        return entries
+    first = {**entries[0]}
     folded = [
         entry["text"]
         for entry in entries[1:]
         if entry["location"].partition("#")[2] in RULE_TEXT_SECTIONS
     ]
     first["text"] = " ".join([first["text"], *folded])
+    page = first["location"]
+    result = [first]
+    for entry in entries[1:]:
+        items = _TRIGGER_ITEM.findall(entry["text"])
+        if entry["location"] != f"{page}#{TRIGGERS_SECTION}" or len(items) != len(trigger_anchors):
+            result.append(entry)
+            continue
+        result.extend(
+            {**entry, "location": f"{page}#{anchor}", "text": text.strip()}
+            for anchor, text in zip(trigger_anchors, items, strict=True)
+        )
+    return result
 
 
-def fold_index_file(site_dir: str, rule_urls: Collection[str]) -> None:
-    """:func:`split_code` for every entry and :func:`fold_rule_text` for each page of
-    ``rule_urls`` in the index Material's plugin wrote under ``site_dir``."""
+def fold_index_file(site_dir: str, trigger_anchors: Mapping[str, Sequence[str]]) -> None:
+    """:func:`split_code` for every entry and :func:`fold_rule_text` for each rule page of
+    ``trigger_anchors`` (its URL: its triggers' anchors) in the index Material's plugin wrote
+    under ``site_dir``."""
     path = Path(site_dir) / INDEX_PATH
     if not path.is_file():
         return
     index = json.loads(path.read_text(encoding="utf-8"))
     split_code(index["docs"])
-    pages: dict[str, list[dict[str, Any]]] = {}
+    pages: dict[str, list[dict[str, Any]]] = {}  # in the index's order
     for entry in index["docs"]:
         pages.setdefault(entry["location"].partition("#")[0], []).append(entry)
-    for url in rule_urls:
-        fold_rule_text(pages.get(url, []))
+    for url, anchors in trigger_anchors.items():
+        if url in pages:
+            pages[url] = fold_rule_text(pages[url], anchors)
+    index["docs"] = [entry for entries in pages.values() for entry in entries]
     text = json.dumps(index, separators=_SEPARATORS, default=str)
     write_file(text.encode("utf-8"), str(path))
 
@@ -117,18 +140,20 @@ class PreviewSearch:
         self._entries.clear()  # a cross-build cache: a full rebuild resets it
         self._sections.forget_all()
 
-    def index(self, page: Page, search_config: Any, *, rule_page: bool) -> None:
+    def index(
+        self, page: Page, search_config: Any, *, trigger_anchors: Sequence[str] | None
+    ) -> None:
         """Index ``page`` (rendered, before Material's plugin sees it; its code split off,
-        :func:`split_code`; ``rule_page``: a rule's page, :func:`fold_rule_text`) and hide it
-        from Material's plugin."""
+        :func:`split_code`; ``trigger_anchors``: a rule page's, :func:`fold_rule_text`, None
+        for any other page) and hide it from Material's plugin."""
         index = SearchIndex(**search_config)
         if not (page.meta.get("search") or {}).get("exclude"):  # as add_entry_from_context
             for parsed in self._sections.sections(page.file.src_uri, page.content or ""):
                 if not parsed.excluded:
                     index.create_entry_for_section(parsed.section(), page.toc, page.url, page)
             split_code(index.entries)
-            if rule_page:
-                fold_rule_text(index.entries)
+            if trigger_anchors is not None:
+                index.entries[:] = fold_rule_text(index.entries, trigger_anchors)
         if self._config is None:
             config = json.loads(index.generate_search_index(None))["config"]
             self._config = json.dumps(config, separators=_SEPARATORS, default=str)
