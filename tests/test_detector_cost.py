@@ -16,6 +16,7 @@ import yaml
 
 from rlt_rules.cli import main
 from rlt_rules.detectors.growth import GROWTH_BOUND, Growth, generated_code, growth_sources
+from rlt_rules.files.cache import CACHE_DIR_ENV
 from rlt_rules.library import detector_cost
 from rlt_rules.library.detector_cost import (
     MAX_COST,
@@ -230,6 +231,21 @@ def test_costs_within_the_bound_are_remembered_and_a_costly_one_is_not(
     (cheap / "R02.yaml").write_text(text.replace("#> ", "#>  ", 1), encoding="utf-8")
     cost_diagnostics(check_records(cheap).rule_docs, CostRecord(record_file))
     assert measured == [1]
+
+
+def test_without_a_record_costs_are_remembered_in_the_user_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default record is ``detector-costs.json`` in
+    :func:`~rlt_rules.files.cache.cache_folder` (``$RLT_RULES_CACHE_DIR`` moves it)."""
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "moved"))
+    measured = counted_measures(monkeypatch)
+    cheap = with_detector(tmp_path, {"kind": "call"})
+    for _ in range(2):
+        assert cost_diagnostics(check_records(cheap).rule_docs) == []
+    assert measured[1:] == [0]  # the second run read the first one's record
+    record_file = tmp_path / "moved" / "detector-costs.json"
+    assert len(json.loads(record_file.read_text(encoding="utf-8"))) == measured[0] > 0
 
 
 def test_a_repeated_detector_is_measured_once_and_marker_ids_do_not_change_its_key(

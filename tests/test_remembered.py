@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rlt_rules import Library, LibraryError, load_library
+from rlt_rules.files.cache import CACHE_DIR_ENV, cache_folder
 from rlt_rules.project.remembered import ENTRIES, content_key, load_remembered
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +39,23 @@ def test_a_remembered_library_equals_the_checked_one(rules: Path, tmp_path: Path
     assert first == plain and second == plain
     assert [rule.source for rule in first.rules] == [rule.source for rule in plain.rules]
     assert {rule.source.path for rule in second.rules if rule.source} == {str(entry)}
+
+
+def test_without_a_cache_the_entry_is_in_the_user_cache_folder(
+    rules: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default is :func:`~rlt_rules.files.cache.cache_folder`: ``$RLT_RULES_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/rlt-rules``, else ``~/.cache/rlt-rules``."""
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "moved"))
+    assert cache_folder() == tmp_path / "moved"
+    assert load_remembered(rules) == load_library(rules)
+    assert len(entries(tmp_path / "moved")) == 1
+    monkeypatch.delenv(CACHE_DIR_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_folder() == tmp_path / "xdg" / "rlt-rules"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_folder() == tmp_path / "home" / ".cache" / "rlt-rules"
 
 
 @pytest.mark.parametrize("where", ["rule", "library", "release", "new rule file"])

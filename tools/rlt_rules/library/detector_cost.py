@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import selectors
 import subprocess
@@ -52,6 +51,7 @@ from ..detectors.growth import (
     line_count,
 )
 from ..files.atomic import write_atomic
+from ..files.cache import cache_folder
 from .load import Document
 from .model import Diagnostic
 
@@ -64,8 +64,7 @@ BASELINE: dict[str, Any] = {"rule": {"kind": "identifier"}}
 SAMPLE_LINES = 6000
 #: However fast the baseline, a detector gets at least this long before it is stopped.
 MIN_DEADLINE_SECONDS = 2.0
-#: Where measured costs are remembered: ``$RLT_RULES_CACHE_DIR``, else the user's cache folder.
-CACHE_DIR_ENV = "RLT_RULES_CACHE_DIR"
+#: The file of remembered costs, in the user's cache folder.
 COST_FILE = "detector-costs.json"
 #: At most this many remembered costs (the oldest are dropped first).
 MAX_REMEMBERED = 20_000
@@ -112,17 +111,9 @@ def sample() -> list[str]:
     return sources
 
 
-def cache_folder() -> Path:
-    """``$RLT_RULES_CACHE_DIR``, else ``$XDG_CACHE_HOME`` (or ``~/.cache``) ``/rlt-rules``."""
-    folder = os.environ.get(CACHE_DIR_ENV)
-    if not folder:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = str(Path(base) / "rlt-rules")
-    return Path(folder)
-
-
 def default_cost_file() -> Path:
-    """``detector-costs.json`` in the :func:`cache_folder`."""
+    """``detector-costs.json`` in the user's cache folder
+    (:func:`~rlt_rules.files.cache.cache_folder`)."""
     return cache_folder() / COST_FILE
 
 

@@ -194,9 +194,7 @@ def page_text(library: Library, site_url: str | None, rule: Rule) -> str:
         f"[`{cite['anchor']}`]({cite['url']})" if site_url else f"`{cite['anchor']}`"
         for cite in cited_triggers(rule, site_url)
     )
-    blocks = rule_blocks(shown, 1, full=True, marks=marks)
-    after_triggers = blocks.index("Triggers:") + 2
-    blocks.insert(after_triggers, ANCHOR_NOTE)
+    blocks = rule_blocks(shown, 1, full=True, marks=marks, triggers_note=ANCHOR_NOTE)
     where = f"Category: {category}. Library: {library.title} {library.version}."
     where += f" Page: {rule_url(site_url, rule.id)}" if site_url else ""
     return join_blocks([blocks[0], where, *blocks[1:]])

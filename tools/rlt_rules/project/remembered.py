@@ -24,9 +24,10 @@ from pathlib import Path
 
 from ..facts.about import VERSION
 from ..files.atomic import write_atomic
+from ..files.cache import cache_folder
 from ..library.bundle import render
 from ..library.bundle_load import read_bundle
-from ..library.detector_cost import cache_folder, matcher_build
+from ..library.detector_cost import matcher_build
 from ..library.model import Library
 from ..library.schemas import schema_dir
 from ..releases import releases_dir
@@ -34,7 +35,7 @@ from .check import load_library
 
 #: This package's folder, whose modules are part of the key (about 6 ms to read them all).
 PACKAGE = Path(__file__).resolve().parents[1]
-#: The entries' folder inside the cache folder (:func:`.detector_cost.cache_folder`).
+#: The entries' folder inside the cache folder (:func:`~rlt_rules.files.cache.cache_folder`).
 ENTRIES = "checked-libraries"
 
 

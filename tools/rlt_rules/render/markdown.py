@@ -47,15 +47,16 @@ def cited(items: tuple[str, ...], marks: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{item} ({mark})" for item, mark in zip(items, marks, strict=True))
 
 
-def guidance_blocks(rule: Rule, marks: tuple[str, ...] = ()) -> list[str]:
+def guidance_blocks(
+    rule: Rule, marks: tuple[str, ...] = (), *, triggers_note: str | None = None
+) -> list[str]:
     """Triggers, impact and correction: what a reviewer looks for and reports; ``marks``:
-    one per trigger, after it (:func:`cited`)."""
-    return [
-        "Triggers:",
-        bullet_list(cited(rule.triggers, marks) if marks else rule.triggers),
-        f"Impact: {rule.impact}",
-        f"Correction: {rule.correction}",
-    ]
+    one per trigger, after it (:func:`cited`); ``triggers_note``: a block right after the
+    triggers' list."""
+    blocks = ["Triggers:", bullet_list(cited(rule.triggers, marks) if marks else rule.triggers)]
+    if triggers_note is not None:
+        blocks.append(triggers_note)
+    return [*blocks, f"Impact: {rule.impact}", f"Correction: {rule.correction}"]
 
 
 def example_blocks(example: Example, heading: str) -> list[str]:
@@ -67,11 +68,18 @@ def example_blocks(example: Example, heading: str) -> list[str]:
     ]
 
 
-def rule_blocks(rule: Rule, level: int, *, full: bool, marks: tuple[str, ...] = ()) -> list[str]:
+def rule_blocks(
+    rule: Rule,
+    level: int,
+    *,
+    full: bool,
+    marks: tuple[str, ...] = (),
+    triggers_note: str | None = None,
+) -> list[str]:
     """A rule under a heading of ``level``: the seed's words, then guidance.
 
-    ``full`` adds the metadata line, rationale and every runnable example; ``marks``: as
-    :func:`guidance_blocks`'.
+    ``full`` adds the metadata line, rationale and every runnable example; ``marks`` and
+    ``triggers_note``: as :func:`guidance_blocks`'.
     """
     hashes = "#" * level
     blocks = [f"{hashes} {rule_heading(rule)}"]
@@ -88,7 +96,7 @@ def rule_blocks(rule: Rule, level: int, *, full: bool, marks: tuple[str, ...] = 
     blocks.extend((rule.statement, seed_example_block(rule)))
     if full:
         blocks.append(f"Rationale: {rule.rationale}")
-    blocks.extend(guidance_blocks(rule, marks))
+    blocks.extend(guidance_blocks(rule, marks, triggers_note=triggers_note))
     if full:
         for example in rule.examples:
             blocks.extend(example_blocks(example, "#" * (level + 1)))
