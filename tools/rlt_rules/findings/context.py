@@ -23,7 +23,7 @@ from ..render.answer import answer_blocks
 from ..render.code import code_span
 from ..render.digest import Detail, fit_rules
 from ..render.inert import inert_library, inert_markdown
-from ..render.levels import FittedEach, fit_each, level_summary
+from ..render.levels import Levels, fit_each, level_summary
 from ..render.links import site_base
 from ..render.text import visible
 from .diff import Change, ChangedFile, FileStatus
@@ -154,29 +154,30 @@ def review_context(
         return _document(head, _FULL_NOTE, fitted.text, tail)
     # Everything but the rules and their note: each adds its length and one separator.
     fixed = len(_document(head, "x", "x", tail)) - 2
-    note = ""
-    for _ in range(len(Detail) + 8):
-        each = fit_each(library, site_url, max(max_chars - fixed - len(note), 0), anchored=True)
-        wanted = _each_note(each, max_chars)
-        if len(wanted) <= len(note):
-            break
-        note = wanted
+    each = fit_each(
+        library,
+        site_url,
+        max(max_chars - fixed, 0),
+        anchored=True,
+        note=lambda levels: len(_each_note(levels, 0, max_chars)),
+    )
     if each.listed == 0 and each.left_out:
         raise ContextTooLong(
             f"--max-chars {max_chars} cannot hold the review context: without the rules it "
             f"takes {fixed} characters; give at least {fixed + 200}"
         )
-    text = _document(head, _each_note(each, max_chars), each.text, tail)
+    text = _document(head, _each_note(each.levels, each.left_out, max_chars), each.text, tail)
     assert len(text) <= max_chars, (len(text), max_chars)
     return text
 
 
-def _each_note(fitted: FittedEach, budget: int) -> str:
-    if all(detail is Detail.FULL for _, detail in fitted.levels) and not fitted.left_out:
+def _each_note(levels: Levels, left_out: int, budget: int) -> str:
+    """The note before the rules fitted to ``budget``: which detail each has."""
+    if all(detail is Detail.FULL for _, detail in levels) and not left_out:
         return _FULL_NOTE
-    if fitted.left_out or all(detail is Detail.INDEX for _, detail in fitted.levels):
+    if left_out or all(detail is Detail.INDEX for _, detail in levels):
         return _INDEX_NOTE.format(budget=budget)
-    return _EACH_NOTE.format(budget=budget, levels=level_summary(fitted))
+    return _EACH_NOTE.format(budget=budget, levels=level_summary(levels))
 
 
 def _document(head: list[str], note: str, rules: str, tail: list[str]) -> str:
