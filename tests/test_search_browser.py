@@ -25,6 +25,10 @@ pytest_plugins = ["site_fixtures"]
 pytestmark = pytest.mark.browser
 
 QUERIES = Path(__file__).parent / "data" / "search_queries.yaml"
+#: A second set, 3 queries per rule, written blind in session 10 (from the seed and the engine
+#: page only) after the search was tuned: measured once, on 2026-12-05, and never tuned to:
+#: the figures a reviewer's new query can expect (top-1 44/51, top-3 50/51).
+FRESH_QUERIES = Path(__file__).parent / "data" / "search_queries_fresh.yaml"
 #: The issue's targets over the whole set (issue 31 §1): top-1 reached, top-3 one query short
 #: (89/98 = 0.908 and 96/98 = 0.9796 on 2026-12-05, benchmarks/README.md); the report below
 #: says how far.
@@ -32,6 +36,7 @@ TOP_1, TOP_3 = 0.9, 0.98
 #: What the site reaches today, over the whole set: a change that finds fewer fails here. Raise
 #: it with the figures; lower it never.
 FLOOR_TOP_1, FLOOR_TOP_3 = 0.9, 0.975
+FRESH_FLOOR_TOP_1, FRESH_FLOOR_TOP_3 = 0.86, 0.98
 
 #: Runs ``queries`` through the page's own search worker; for each, the pages of its result
 #: groups in order (Material shows one group per page, best first).
@@ -64,9 +69,11 @@ class Query:
     held_out: bool
 
 
-def load_queries() -> list[Query]:
-    data = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))
-    return [Query(q["q"], q["rule"], q["set"] == "held-out") for q in data["queries"]]
+def load_queries(path: Path = QUERIES) -> list[Query]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        Query(q["q"], q["rule"], q.get("set", "held-out") == "held-out") for q in data["queries"]
+    ]
 
 
 def rule_of(location: str) -> str:
@@ -108,19 +115,34 @@ def test_the_query_set_is_large_and_names_existing_rules(built_site) -> None:
     assert len(queries) >= 60
     assert {query.rule for query in queries} <= rules
     assert any(query.held_out for query in queries) and not all(q.held_out for q in queries)
+    fresh = load_queries(FRESH_QUERIES)
+    assert len(fresh) >= 3 * len(rules) and {query.rule for query in fresh} == rules
+
+
+def _ranked(page: Page, queries: list[Query]) -> list[tuple[Query, list[str]]]:
+    results = page.evaluate(RUN_QUERIES, [query.text for query in queries])
+    return [
+        (query, [rule_of(location) for location in pages])
+        for query, pages in zip(queries, results, strict=True)
+    ]
+
+
+def _misses(ranked: list[tuple[Query, list[str]]], label) -> list[str]:
+    return [
+        f"  {query.rule} {label(query)} {query.text!r}: {rules[:3]}"
+        for query, rules in ranked
+        if rules[:1] != [query.rule]
+    ]
 
 
 def test_reviewers_queries_find_their_rule(page: Page, site_url: str) -> None:
     queries = load_queries()
     page.goto(site_url)
-    results = page.evaluate(RUN_QUERIES, [query.text for query in queries])
-    ranked = [
-        (query, [rule_of(location) for location in pages])
-        for query, pages in zip(queries, results, strict=True)
-    ]
+    ranked = _ranked(page, queries)
 
     # The worker answers as the search box does: type one query, compare the first result.
-    typed, first = queries[0].text, results[0][0]
+    typed = queries[0].text
+    first = page.evaluate(RUN_QUERIES, [typed])[0][0]
     page.locator("label.md-search__icon, input.md-search__input").first.click()
     page.locator("input.md-search__input").press_sequentially(typed)
     link = page.locator("li.md-search-result__item a.md-search-result__link").first
@@ -129,19 +151,19 @@ def test_reviewers_queries_find_their_rule(page: Page, site_url: str) -> None:
     whole = score(ranked)
     dev = score([pair for pair in ranked if not pair[0].held_out])
     held_out = score([pair for pair in ranked if pair[0].held_out])
-    misses = [
-        f"  {query.rule} {'held-out' if query.held_out else 'dev'} {query.text!r}: {rules[:3]}"
-        for query, rules in ranked
-        if rules[:1] != [query.rule]
-    ]
+    fresh_ranked = _ranked(page, load_queries(FRESH_QUERIES))
+    fresh = score(fresh_ranked)
     reached = whole.top_1 >= TOP_1 and whole.top_3 >= TOP_3
     report = "\n".join(
-        [f"all: {whole}", f"dev: {dev}", f"held-out: {held_out}"]
+        [f"all: {whole}", f"dev: {dev}", f"held-out: {held_out}", f"fresh (blind): {fresh}"]
         + [f"targets {TOP_1} / {TOP_3}: {'reached' if reached else 'not reached'}"]
-        + ["not first:", *misses]
+        + ["not first:"]
+        + _misses(ranked, lambda query: "held-out" if query.held_out else "dev")
+        + _misses(fresh_ranked, lambda query: "fresh")
     )
     print(report)
     assert whole.top_1 >= FLOOR_TOP_1 and whole.top_3 >= FLOOR_TOP_3, report
+    assert fresh.top_1 >= FRESH_FLOOR_TOP_1 and fresh.top_3 >= FRESH_FLOOR_TOP_3, report
 
 
 #: Code a reviewer pastes, and the words it must search: lunr's query syntax in it (``-1``
