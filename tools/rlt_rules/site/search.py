@@ -92,8 +92,9 @@ def fold_rule_text(
     page = first["location"]
     result = [first]
     for entry in entries[1:]:
-        items = _TRIGGER_ITEM.findall(entry["text"])
-        if entry["location"] != f"{page}#{TRIGGERS_SECTION}" or len(items) != len(trigger_anchors):
+        is_triggers = entry["location"] == f"{page}#{TRIGGERS_SECTION}"
+        items = _TRIGGER_ITEM.findall(entry["text"]) if is_triggers else []
+        if not is_triggers or len(items) != len(trigger_anchors):
             result.append(entry)
             continue
         result.extend(
