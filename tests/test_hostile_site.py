@@ -374,6 +374,28 @@ def test_search_index_holds_payloads_as_text(hostile_site: BuiltSite) -> None:
     assert "&lt;script&gt;window.__pwned=1" in text
 
 
+def test_a_trigger_of_several_paragraphs_keeps_the_next_trigger_apart(
+    hostile_site: BuiltSite,
+) -> None:
+    """R01's second trigger holds two paragraphs; its third still has its own bullet on the
+    page and its own search entry at its anchor (in a tight list the third trigger's bullet
+    was read as a line of the second's last paragraph)."""
+    library = load_library(HOSTILE)
+    rule = library.rule("R01")
+    assert any("\n\n" in trigger for trigger in rule.triggers)
+    page = (hostile_site.directory / "rules" / "R01" / "index.html").read_text(encoding="utf-8")
+    section = page.split('id="when-it-applies"', 1)[1].split("</ul>", 1)[0]
+    items = re.findall(r"<li>(.*?)</li>", section, re.DOTALL)
+    anchors = rule.anchors().triggers
+    assert len(items) == len(anchors) == len(rule.triggers)
+    for item, anchor in zip(items, anchors, strict=True):
+        assert item.count('class="rlt-cite"') == 1 and f'id="{anchor}"' in item, anchor
+    index = json.loads((hostile_site.directory / "search/search_index.json").read_text("utf-8"))
+    locations = {doc["location"] for doc in index["docs"]}
+    assert {f"rules/R01/#{anchor}" for anchor in anchors} <= locations
+    assert "rules/R01/#when-it-applies" not in locations
+
+
 # --- the exports ---------------------------------------------------------------------------
 
 

@@ -90,6 +90,24 @@ def test_strict_build_fails_on_a_warning(
     assert not (project / "build" / "site").exists(), "a failed build must not leave a site"
 
 
+def test_a_trigger_that_holds_a_list_fails_a_strict_build(tmp_path: Path) -> None:
+    """Each trigger becomes a search entry at its anchor by pairing the section's list items
+    with the triggers; a list inside a trigger breaks the pairing, and the build says so."""
+    project = make_project(tmp_path / "project", FIXTURE_RULES)
+    path = project / "rules" / "R04.yaml"
+    trigger = "    A snapshot method mutates `running` or `waiting`.\n"
+    text = path.read_text(encoding="utf-8")
+    assert trigger in text
+    listed = trigger + "\n    - `running`\n    - `waiting`\n"
+    path.write_text(text.replace(trigger, listed), "utf-8")
+    result = run_cli("site", "build", "--strict", cwd=project)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert re.search(r"rules/R04/#when-it-applies holds \d+ list items for 1 triggers", output)
+    assert "write each trigger as one paragraph" in output
+    assert not (project / "build" / "site").exists(), "a failed build must not leave a site"
+
+
 def test_invalid_library_stops_the_build_with_positions(tmp_path: Path) -> None:
     rules = tmp_path / "rules"
     shutil.copytree(FIXTURE_RULES, rules)

@@ -150,9 +150,11 @@ def _rule_page(page: RulePageInput, cache: PageCache) -> RulePageText:
         "",
         "A reviewer can spot these in a diff:",
         "",
-        *(
-            _list_item(cited("trigger", text, anchor) + " " + markdown(text, at_line_start=False))
-            for text, anchor in zip(rule.triggers, anchors.triggers, strict=True)
+        *_list(
+            [
+                cited("trigger", text, anchor) + " " + markdown(text, at_line_start=False)
+                for text, anchor in zip(rule.triggers, anchors.triggers, strict=True)
+            ]
         ),
         "",
         "## Impact",
@@ -269,3 +271,12 @@ def _indent(text: str) -> str:
 
 def _list_item(text: str) -> str:
     return "-   " + text.replace("\n", "\n    ")
+
+
+def _list(items: list[str]) -> list[str]:
+    """Markdown lines of a bulleted list of ``items``. An item of several paragraphs makes the
+    list loose, a blank line after each item: without it Python-Markdown reads the next item's
+    bullet as a line of the paragraph before it, and two triggers become one."""
+    if not any("\n" in item for item in items):
+        return [_list_item(item) for item in items]
+    return [line for item in items for line in (_list_item(item), "")]

@@ -34,6 +34,7 @@ are the same.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -45,15 +46,17 @@ from mkdocs.utils import write_file
 
 from .search_sections import SectionMemo
 
+log = logging.getLogger("mkdocs.plugins.rlt_rules")
+
 #: Where Material's search plugin writes its index, relative to the site directory.
 INDEX_PATH = "search/search_index.json"
 #: How Material's plugin serializes the index.
 _SEPARATORS = (",", ":")
+#: The section of a rule page that lists its triggers, one ``<li>`` each (its heading id).
+TRIGGERS_SECTION = "when-it-applies"
 #: The sections of a rule page (their heading ids, :mod:`.rule_page`) whose text its first
 #: search entry holds too: the rule's own words, where a search for what code does looks.
-RULE_TEXT_SECTIONS = ("when-it-applies", "impact", "correction", "rationale")
-#: The section of a rule page that lists its triggers, one ``<li>`` each.
-TRIGGERS_SECTION = "when-it-applies"
+RULE_TEXT_SECTIONS = (TRIGGERS_SECTION, "impact", "correction", "rationale")
 _TRIGGER_ITEM = re.compile(r"<li>(.*?)</li>", re.DOTALL)
 #: A code block in an entry's text, as Material's plugin keeps it (escaped HTML).
 _CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.DOTALL)
@@ -79,7 +82,8 @@ def fold_rule_text(
     text of its :data:`RULE_TEXT_SECTIONS` appended to its first entry, and its "When it
     applies" section made one entry per trigger, at the trigger's anchor
     (``trigger_anchors``, in the triggers' order): a search for what the code does lands on
-    the trigger to cite. A section whose items do not pair with the anchors stays whole."""
+    the trigger to cite. A section whose items do not pair with the anchors (a trigger that
+    holds a list of its own) stays whole, with a warning: ``mkdocs build --strict`` fails."""
     if not entries or "#" in entries[0]["location"]:
         return entries
     first = {**entries[0]}
@@ -95,6 +99,16 @@ def fold_rule_text(
         is_triggers = entry["location"] == f"{page}#{TRIGGERS_SECTION}"
         items = _TRIGGER_ITEM.findall(entry["text"]) if is_triggers else []
         if not is_triggers or len(items) != len(trigger_anchors):
+            if is_triggers:
+                log.warning(
+                    "search: %s#%s holds %d list items for %d triggers, so it stays one "
+                    "search entry and a search cannot land on a trigger's anchor; write each "
+                    "trigger as one paragraph, without a list inside it",
+                    page,
+                    TRIGGERS_SECTION,
+                    len(items),
+                    len(trigger_anchors),
+                )
             result.append(entry)
             continue
         result.extend(
