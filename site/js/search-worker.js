@@ -20,6 +20,13 @@
 // statement, triggers, search terms) holds the query. Groups are ordered here by all of their
 // entries' scores, the best counting whole, the next half, the third a third...
 //
+// The entry to cite. Material shows a page's group as the page, then the sections that score
+// at least as much as the group's first item, and folds the rest under "N more on this page";
+// the page's own entry usually scores highest, so the trigger the query matched was folded.
+// A group that holds a matching trigger (or the impact or correction) now starts with the best
+// of them, given the group's best score for display, so the result shows that trigger's words
+// and links to its anchor. The pages are ranked before, on their entries' own scores.
+//
 // Suggestions. Material completes the word being typed with a word of a matching title, as the
 // index holds it: a stem ("polici"). It is spelled here as a title spells it, the shortest
 // such word that starts with what was typed ("policy").
@@ -73,6 +80,20 @@ function ranked(groups) {
     .map(function (scored) { return scored.group; });
 }
 
+var CITABLE = /^rules\/R\d+\/#(trigger-|impact$|correction$)/;
+
+function citedFirst(group) {
+  var best = null;
+  var top = 0;
+  group.forEach(function (item) {
+    top = Math.max(top, item.score);
+    if (CITABLE.test(item.location) && (!best || item.score > best.score)) best = item;
+  });
+  if (!best) return group;
+  var shown = Object.assign({}, best, { score: top });
+  return [shown].concat(group.filter(function (item) { return item !== best; }));
+}
+
 function titleSpellings() {
   if (spellings) return spellings;
   spellings = Object.create(null);
@@ -118,7 +139,7 @@ self.addEventListener("message", function (event) {
 var post = self.postMessage;
 self.postMessage = function (message) {
   var result = message && message.type === 3 ? message.data : null;
-  if (result && Array.isArray(result.items)) result.items = ranked(result.items);
+  if (result && Array.isArray(result.items)) result.items = ranked(result.items).map(citedFirst);
   if (result && Array.isArray(result.suggest) && index && separator)
     result.suggest = result.suggest.map(spelled);
   return post.apply(self, arguments);
