@@ -27,16 +27,16 @@ pytestmark = pytest.mark.browser
 QUERIES = Path(__file__).parent / "data" / "search_queries.yaml"
 #: A second set, 3 queries per rule, written blind in session 10 (from the seed and the engine
 #: page only) after the search was tuned, and never tuned to: the figures a reviewer's new
-#: query can expect (top-1 44/51, top-3 50/51 when written; 45/51, 50/51 after session 11's
-#: search terms, which were written blind to both sets).
+#: query can expect (top-1 44/51, top-3 50/51 when written; 46/51, 50/51 after session 11's
+#: search terms, written blind to both sets, and the rationale out of the first entry).
 FRESH_QUERIES = Path(__file__).parent / "data" / "search_queries_fresh.yaml"
-#: The issue's targets over the whole set (issue 31 §1): both reached in session 11 (89/98 =
-#: 0.908 and 98/98, benchmarks/README.md); the report below says by how much.
+#: The issue's targets over the whole set (issue 31 §1): both reached in session 11 (90/98 =
+#: 0.918 and 98/98, benchmarks/README.md); the report below says by how much.
 TOP_1, TOP_3 = 0.9, 0.98
 #: What the site reaches today, over the whole set: a change that finds fewer fails here. Raise
 #: it with the figures; lower it never.
 FLOOR_TOP_1, FLOOR_TOP_3 = 0.9, 0.98
-FRESH_FLOOR_TOP_1, FRESH_FLOOR_TOP_3 = 0.88, 0.98
+FRESH_FLOOR_TOP_1, FRESH_FLOOR_TOP_3 = 0.9, 0.98
 
 #: Runs ``queries`` through the page's own search worker; for each, the pages of its result
 #: groups in order (Material shows one group per page, best first).

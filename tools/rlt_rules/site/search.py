@@ -55,8 +55,11 @@ _SEPARATORS = (",", ":")
 #: The section of a rule page that lists its triggers, one ``<li>`` each (its heading id).
 TRIGGERS_SECTION = "when-it-applies"
 #: The sections of a rule page (their heading ids, :mod:`.rule_page`) whose text its first
-#: search entry holds too: the rule's own words, where a search for what code does looks.
-RULE_TEXT_SECTIONS = (TRIGGERS_SECTION, "impact", "correction", "rationale")
+#: search entry holds too: the rule's own words, where a search for what code does looks. Not
+#: the rationale: it says where the rule meets its neighbours, in their words ("cite R02
+#: when ... a second copy kept in step"), which then drew their queries to this page; it stays
+#: a section of its own.
+RULE_TEXT_SECTIONS = (TRIGGERS_SECTION, "impact", "correction")
 _TRIGGER_ITEM = re.compile(r"<li>(.*?)</li>", re.DOTALL)
 #: A code block in an entry's text, as Material's plugin keeps it (escaped HTML).
 _CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.DOTALL)
