@@ -190,7 +190,7 @@ def build_server(
     @tool(
         mcp_names.SEARCH_RULES,
         "Find rules by words (ids, titles, tags, statements, triggers, search terms, "
-        "corrections), in any form ('counted' finds 'counts'); most words matched first.",
+        "corrections); most words matched first.",
     )
     def search_rules(
         query: Annotated[str, Field(description="words, e.g. 'preemption victim' or 'R07'")],

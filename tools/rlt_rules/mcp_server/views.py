@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypedDict
 
-import snowballstemmer
-
 from ..facts import mcp_names
 from ..files.errors import InputError
 from ..library.model import Library, Rule, Status, id_span
@@ -226,33 +224,10 @@ _FIELDS = (
 )
 
 
-#: English function words (lunr's list, the site search's): "a" or "in" would match the start
-#: of a word in every rule. Dropped from a query that has other words, and from the index.
-_STOP_TEXT = (
-    "a able about across after all almost also am among an and any are as at be because been "
-    "but by can cannot could dear did do does either else ever every for from get got had has "
-    "have he her hers him his how however i if in into is it its just least let like likely "
-    "may me might most must my neither no nor not of off often on only or other our own rather "
-    "said say says she should since so some than that the their them then there these they "
-    "this tis to too twas us wants was we were what when where which while who whom why will "
-    "with would yet you your"
-)
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
-
-
-class _Words:
-    """A text's words for :class:`RuleIndex`, each with its English stem ("counted" and
-    "counts" both find "count"), function words left out."""
-
-    def __init__(self) -> None:
-        self._stemmer = snowballstemmer.stemmer("english")
-
-    def __call__(self, text: str) -> set[str]:
-        words = set(_WORD.findall(text.casefold()))
-        # "request_id" is found by "request" and "id" too.
-        words |= {part for word in words for part in re.split(r"[_'-]", word) if part}
-        words = {word for word in words if word not in _STOP_WORDS} or words
-        return words | set(self._stemmer.stemWords(sorted(words)))
+def _words(text: str) -> set[str]:
+    words = set(_WORD.findall(text.casefold()))
+    # "request_id" is found by "request" and "id" too.
+    return words | {part for word in words for part in re.split(r"[_'-]", word) if part}
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,12 +241,11 @@ class RuleIndex:
 
     def __init__(self, library: Library) -> None:
         self.library = library
-        self._words = _Words()
         self._rules = tuple(
             _RuleWords(
                 rule,
                 tuple(
-                    (name, weight, frozenset(self._words(_field(rule, name))))
+                    (name, weight, frozenset(_words(_field(rule, name))))
                     for name, weight in _FIELDS
                 ),
             )
@@ -280,8 +254,7 @@ class RuleIndex:
 
     def search(self, site_url: str | None, query: str, limit: int) -> SearchResults:
         """Rules holding the query's words (a word also finds longer words it starts:
-        ``preempt`` finds ``preemption``, and its stem other forms: ``counted`` finds
-        ``counts``), function words left out, most words matched first, then by weight (id, title,
+        ``preempt`` finds ``preemption``), most words matched first, then by weight (id, title,
         tags, statement, triggers and search terms, then the rest), retired rules last. An id
         is matched whole (``R3`` or ``R03``)."""
         if len(query) > MAX_QUERY_CHARS:
@@ -289,7 +262,7 @@ class RuleIndex:
                 f"query is {len(query):,} characters, over the {MAX_QUERY_CHARS:,}-character "
                 "limit: give the words to look for (an id, a few words of a rule)"
             )
-        wanted = sorted(self._words(query))
+        wanted = sorted(_words(query))
         if not wanted:
             raise ViewError("give at least one word to search for (an id, or words of a rule)")
         scored = []
