@@ -201,18 +201,19 @@ def _most_detail_that_fits(library: Library, text: str, max_chars: int) -> tuple
 #: 300 characters more of the same fixed part); 26,500 was 25,000 before session 10's sentences
 #: in R04, R05, R08 and R15 (at 25,000 R17 keeps only its statement and no anchors fit).
 #: 27,000 and 21,000 were 26,500 and 20,500 before R03's memo trigger and sentences (about 420
-#: characters: at 26,500 no anchors fit, at 20,500 only 11 rules keep their triggers).
-@pytest.mark.parametrize("max_chars", [30_000, 27_000, 25_000, 21_000, 12_000, 8_500])
+#: characters: at 26,500 no anchors fit, at 20,500 only 11 rules keep their triggers); 28,000
+#: and 22,000 since session 11's coverage audit added a correction sentence to seven rules.
+@pytest.mark.parametrize("max_chars", [30_000, 28_000, 25_000, 22_000, 12_000, 8_500])
 def test_max_chars_gives_each_rule_the_most_detail_that_fits(library, change, max_chars) -> None:
     """Rule by rule, triggers first, then the triggers' anchors, then the full text; the
     document says which rule got what, and what is left of the budget is too small to raise
     any rule one more step or to add the anchors of any rule's triggers."""
     text = review_context(library, SITE_URL, change, max_chars=max_chars)
     levels, anchored = _most_detail_that_fits(library, text, max_chars)
-    if max_chars >= 27_000:  # every rule has its triggers: then come their anchors
+    if max_chars >= 28_000:  # every rule has its triggers: then come their anchors
         assert set(levels.values()) <= {Detail.GUIDANCE, Detail.FULL} and anchored > 0
     assert f"- `{SAMPLE_CODE}` (modified)" in text and "## How to answer" in text
-    if max_chars >= 21_000:  # the issue's budget: every rule but a few keeps its triggers
+    if max_chars >= 22_000:  # the issue's budget: every rule but a few keeps its triggers
         with_triggers = (Detail.GUIDANCE, Detail.FULL)
         assert sum(detail in with_triggers for detail in levels.values()) >= 12
 
