@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..library.model import Category, Library, Rule, Status
 from ..releases import NEXT, RuleHistory
+from ..render.markdown import list_item
 from .cache import PageCache
 from .cite import cite_marker
 from .examples_section import examples_section
@@ -269,14 +270,11 @@ def _indent(text: str) -> str:
     return textwrap.indent(text, "    ")
 
 
-def _list_item(text: str) -> str:
-    return "-   " + text.replace("\n", "\n    ")
-
-
 def _list(items: list[str]) -> list[str]:
     """Markdown lines of a bulleted list of ``items``. An item of several paragraphs makes the
     list loose, a blank line after each item: without it Python-Markdown reads the next item's
     bullet as a line of the paragraph before it, and two triggers become one."""
+    bullets = [list_item(item, "-   ") for item in items]
     if not any("\n" in item for item in items):
-        return [_list_item(item) for item in items]
-    return [line for item in items for line in (_list_item(item), "")]
+        return bullets
+    return [line for bullet in bullets for line in (bullet, "")]

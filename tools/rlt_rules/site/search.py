@@ -99,19 +99,20 @@ def fold_rule_text(
     page = first["location"]
     result = [first]
     for entry in entries[1:]:
-        is_triggers = entry["location"] == f"{page}#{TRIGGERS_SECTION}"
-        items = _TRIGGER_ITEM.findall(entry["text"]) if is_triggers else []
-        if not is_triggers or len(items) != len(trigger_anchors):
-            if is_triggers:
-                log.warning(
-                    "search: %s#%s holds %d list items for %d triggers, so it stays one "
-                    "search entry and a search cannot land on a trigger's anchor; write each "
-                    "trigger as one paragraph, without a list inside it",
-                    page,
-                    TRIGGERS_SECTION,
-                    len(items),
-                    len(trigger_anchors),
-                )
+        if entry["location"] != f"{page}#{TRIGGERS_SECTION}":
+            result.append(entry)
+            continue
+        items = _TRIGGER_ITEM.findall(entry["text"])
+        if len(items) != len(trigger_anchors):
+            log.warning(
+                "search: %s#%s holds %d list items for %d triggers, so it stays one search "
+                "entry and a search cannot land on a trigger's anchor; write each trigger as "
+                "one paragraph, without a list inside it",
+                page,
+                TRIGGERS_SECTION,
+                len(items),
+                len(trigger_anchors),
+            )
             result.append(entry)
             continue
         result.extend(
